@@ -1,0 +1,98 @@
+/// The effective configuration (SPEC §2), with the built-in defaults.
+///
+/// `ConfigParser` builds one from `pinpadd.conf` and its drop-ins; `render()` prints it
+/// back in the same INI format for `pinpadd --check-config`.
+public struct Configuration: Equatable, Sendable {
+  public var entry = EntryConfig()
+  public var lockout = LockoutConfig()
+  /// `[Keypad NAME]` sections in file order. Empty: every device with digit keys is
+  /// a keypad named "default".
+  public var keypads: [KeypadConfig] = []
+  public var display = DisplayConfig()
+  public var socket = SocketConfig()
+  public init() {}
+}
+
+public enum MaskStyle: String, Equatable, Sendable, CaseIterable {
+  /// One dot per digit typed.
+  case dots
+  /// The digits themselves.
+  case digits
+  /// The same symbols whatever the length, so an onlooker cannot count digits.
+  case fixed
+}
+
+public enum BurstPolicy: String, Equatable, Sendable, CaseIterable {
+  case accept, reject
+}
+
+public struct EntryConfig: Equatable, Sendable {
+  /// Fixed length 1...32: submitted as soon as this many digits are in. nil: variable.
+  public var length: Int? = nil
+  public var minLength = 4
+  public var maxLength = 8
+  public var submitKeys: [KeyCode] = [.enter, .kpEnter]
+  public var backspaceKeys: [KeyCode] = [.backspace]
+  public var clearKeys: [KeyCode] = [.esc, .kpAsterisk]
+  public var revealKeys: [KeyCode] = [.kpDot]
+  /// The digits a code may contain (`AllowedDigits=0123456789`).
+  public var allowedDigits: Set<UInt8> = Set(0...9)
+  public var interKeyTimeout: Duration = .seconds(5)
+  public var totalTimeout: Duration = .seconds(30)
+  public var burstInterval: Duration = .milliseconds(15)
+  public var bursts: BurstPolicy = .accept
+  public var mask: MaskStyle = .dots
+  public var reveal: Duration = .seconds(3)
+  public init() {}
+
+  /// The most digits an entry can hold under these rules.
+  public var capacity: Int { length ?? maxLength }
+}
+
+public struct LockoutConfig: Equatable, Sendable {
+  public var maxFailures = 5
+  public var lockout: Duration = .seconds(30)
+  public var lockoutMax: Duration = .seconds(900)
+  public init() {}
+}
+
+public struct KeypadConfig: Equatable, Sendable {
+  public var name: String
+  /// Match= split on spaces: name globs, `usb:VVVV:PPPP`, phys globs, by-id paths.
+  public var match: [String] = []
+  public var grab = true
+  public init(name: String) { self.name = name }
+}
+
+public enum DisplayOutput: String, Equatable, Sendable, CaseIterable {
+  case auto, fb, console, none
+}
+
+public enum KeypadLayout: String, Equatable, Sendable, CaseIterable {
+  case phone, scrambled
+}
+
+public struct DisplayConfig: Equatable, Sendable {
+  public var output: DisplayOutput = .auto
+  public var device: String = ""
+  public var font: String = ""
+  public var prompt = "Enter PIN"
+  public var onScreenKeypad = false
+  public var keypadLayout: KeypadLayout = .phone
+  public var snapshotWidth = 800
+  public var snapshotHeight = 480
+  public init() {}
+}
+
+public struct SocketConfig: Equatable, Sendable {
+  public var path = "/run/pinpadd/pinpadd.sock"
+  public var group = "pinpadd"
+  /// Which of Group=, AllowUsers=, AllowGroups= were written in a file: a name there
+  /// that does not exist is a configuration error, while a default one only warns.
+  public var explicitKeys: Set<String> = []
+  public var allowUsers: [String] = ["root"]
+  public var allowGroups: [String] = ["pinpadd"]
+  public var deliveryTimeout: Duration = .seconds(5)
+  public var verdictTimeout: Duration = .seconds(10)
+  public init() {}
+}

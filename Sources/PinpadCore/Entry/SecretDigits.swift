@@ -1,0 +1,73 @@
+/// The one buffer that holds the digits of a code while it is typed and until it is sent.
+///
+/// A class with a fixed allocation, so the digits are never copied by Swift's
+/// copy-on-write growth and can be zeroed in place: `wipe()` and `deinit` overwrite
+/// every byte. It has no `description` that shows digits.
+public final class SecretDigits: @unchecked Sendable, CustomStringConvertible {
+  public static let capacity = 32
+  private let storage: UnsafeMutablePointer<UInt8>
+  public private(set) var count = 0
+
+  public init() {
+    storage = .allocate(capacity: SecretDigits.capacity)
+    storage.initialize(repeating: 0, count: SecretDigits.capacity)
+  }
+  deinit {
+    wipe()
+    storage.deallocate()
+  }
+
+  public var isEmpty: Bool { count == 0 }
+  public var isFull: Bool { count == SecretDigits.capacity }
+
+  /// Appends a digit 0...9; ignored when full.
+  public func append(_ digit: UInt8) {
+    precondition(digit < 10, "not a digit")
+    guard count < SecretDigits.capacity else { return }
+    storage[count] = digit
+    count += 1
+  }
+
+  /// Removes the last digit and zeroes its byte.
+  public func removeLast() {
+    guard count > 0 else { return }
+    count -= 1
+    storage[count] = 0
+  }
+
+  /// Zeroes every byte and empties the buffer.
+  public func wipe() {
+    // A volatile-style loop through the pointer: the optimiser cannot prove these
+    // stores dead because the memory outlives this call.
+    for i in 0..<SecretDigits.capacity { storage[i] = 0 }
+    count = 0
+  }
+
+  public subscript(index: Int) -> UInt8 {
+    precondition(index >= 0 && index < count)
+    return storage[index]
+  }
+
+  /// Moves the digits into a new buffer and wipes this one.
+  public func take() -> SecretDigits {
+    let other = SecretDigits()
+    for i in 0..<count { other.append(storage[i]) }
+    wipe()
+    return other
+  }
+
+  /// Calls `body` with the digits as ASCII bytes `"0"...`"9"` in a temporary buffer
+  /// that is zeroed before this returns.
+  public func withASCII<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+    let tmp = UnsafeMutablePointer<UInt8>.allocate(capacity: SecretDigits.capacity)
+    defer {
+      for i in 0..<SecretDigits.capacity { tmp[i] = 0 }
+      tmp.deallocate()
+    }
+    for i in 0..<count { tmp[i] = 0x30 + storage[i] }
+    return try body(UnsafeBufferPointer(start: tmp, count: count))
+  }
+
+  /// Never shows a digit.
+  public var description: String { "SecretDigits(count: \(count))" }
+}
