@@ -1,1 +1,1 @@
-#include "CPinpadShim.h"
+// The C shim: macros with arguments become functions, ioctl numbers become constants.
