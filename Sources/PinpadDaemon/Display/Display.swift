@@ -1,0 +1,21 @@
+import PinpadCore
+
+/// Where the person at the keypad sees what is happening: a framebuffer, a text
+/// console, image snapshots, or nothing.
+///
+/// The daemon calls these on its one event-loop thread. A display draws the model it
+/// is given and keeps no other state about the entry.
+public protocol Display: AnyObject {
+  /// Draws `model`; called whenever it changed.
+  func show(_ model: ScreenModel)
+  /// Gives back whatever the display took (terminal mode, VT mode, keyboard mode) and
+  /// clears what it drew. Safe to call more than once; called on every exit path.
+  func close()
+}
+
+/// `--display none`: draws nothing.
+public final class NoDisplay: Display {
+  public init() {}
+  public func show(_ model: ScreenModel) {}
+  public func close() {}
+}
