@@ -1,1 +1,41 @@
 // The C shim: macros with arguments become functions, ioctl numbers become constants.
+#define _GNU_SOURCE
+#include "shim_io.h"
+#include <stddef.h>
+#include <unistd.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/random.h>
+
+int pinpad_peer_credentials(int fd, int *pid, unsigned *uid, unsigned *gid) {
+  struct ucred cred;
+  socklen_t len = sizeof cred;
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return -1;
+  *pid = cred.pid;
+  *uid = cred.uid;
+  *gid = cred.gid;
+  return 0;
+}
+
+int pinpad_block_signals(const int *signals, int count, sigset_t *out_set) {
+  sigemptyset(out_set);
+  for (int i = 0; i < count; i++) sigaddset(out_set, signals[i]);
+  return pthread_sigmask(SIG_BLOCK, out_set, NULL);
+}
+
+int pinpad_signalfd(const sigset_t *set) {
+  return signalfd(-1, set, SFD_NONBLOCK | SFD_CLOEXEC);
+}
+
+int pinpad_pipe2(int fds[2], int flags) { return pipe2(fds, flags); }
+
+int pinpad_accept4(int fd, int flags) { return accept4(fd, NULL, NULL, flags); }
+
+int pinpad_forbid_dumps(void) { return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0); }
+
+int pinpad_memlock_unlimited(void) {
+  struct rlimit limit;
+  return getrlimit(RLIMIT_MEMLOCK, &limit) == 0 && limit.rlim_cur == RLIM_INFINITY;
+}
+
+long pinpad_getrandom(void *buffer, unsigned long length) { return getrandom(buffer, length, 0); }

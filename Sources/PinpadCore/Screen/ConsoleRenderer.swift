@@ -1,0 +1,76 @@
+/// Draws a `ScreenModel` as text for a terminal or a VT (ANSI escape sequences).
+///
+/// Filled boxes show `*` unless the model carries digits (revealed, or Mask=digits);
+/// the model is the only input, so a masked frame cannot hold a digit of the code.
+public enum ConsoleRenderer {
+  /// The texts shown for each phase: (headline, detail).
+  public static func texts(for phase: ScreenModel.Phase) -> (String, String?) {
+    switch phase {
+    case .idle, .entering: return ("", nil)
+    case .checking: return ("Checking...", nil)
+    case .granted(let message): return ("Access granted", message)
+    case .denied(let message, let left):
+      let attempts = left.map { $0 == 1 ? "1 attempt left" : "\($0) attempts left" }
+      return ("Access denied", [message, attempts].compactMap { $0 }.joined(separator: " - "))
+    case .locked(let seconds): return ("Locked", "Try again in \(seconds) s")
+    case .unavailable: return ("Service unavailable", "Please try again later")
+    case .noResponse: return ("No response", "Please try again")
+    }
+  }
+
+  /// The boxes line: `[*] [*] [_] [ ]`.
+  public static func boxes(_ model: ScreenModel) -> String {
+    var parts: [String] = []
+    for i in 0..<model.boxes {
+      if i < model.filled {
+        if let digits = model.digits, i < digits.count {
+          parts.append("[\(digits[i])]")
+        } else {
+          parts.append("[*]")
+        }
+      } else if model.cursor == i {
+        parts.append("[_]")
+      } else {
+        parts.append("[ ]")
+      }
+    }
+    return parts.joined(separator: " ")
+  }
+
+  /// A whole frame: clear, then prompt, boxes and status lines, each ended by CR LF
+  /// (the terminal may be in raw mode). Colour marks granted (green) and refusals (red).
+  public static func frame(_ model: ScreenModel) -> String {
+    let (headline, detail) = texts(for: model.phase)
+    var out = "\u{1B}[H\u{1B}[2J\r\n"
+    out += "  " + model.prompt + "\r\n\r\n"
+    out += "  " + boxes(model)
+    if model.showsRevealToggle { out += model.revealed ? "   (shown)" : "   (hidden)" }
+    out += "\r\n\r\n"
+    let colour: String
+    switch model.phase {
+    case .granted: colour = "\u{1B}[1;32m"
+    case .denied, .locked, .unavailable, .noResponse: colour = "\u{1B}[1;31m"
+    default: colour = "\u{1B}[1m"
+    }
+    if !headline.isEmpty { out += "  " + colour + headline + "\u{1B}[0m\r\n" }
+    if let detail, !detail.isEmpty { out += "  " + detail + "\r\n" }
+    if let notice = model.notice { out += "  " + notice + "\r\n" }
+    if let pad = model.keypad {
+      out += "\r\n"
+      for row in 0..<4 {
+        out += "   "
+        for column in 0..<3 {
+          let label: String
+          switch pad.key(row: row, column: column) {
+          case .digit(let d): label = " \(d) "
+          case .backspace: label = "<- "
+          case .ok: label = "OK "
+          }
+          out += pad.pressed == pad.key(row: row, column: column) ? "\u{1B}[7m\(label)\u{1B}[0m " : label + " "
+        }
+        out += "\r\n"
+      }
+    }
+    return out
+  }
+}

@@ -1,0 +1,94 @@
+import PinpadCore
+
+/// The codes handed to the controller and what became of them (SPEC §4.4).
+///
+/// A code first waits for a client (up to DeliveryTimeoutSec), holding its digits;
+/// once sent to the clients its digits are gone and it waits for the first verdict
+/// (up to VerdictTimeoutSec). Pure: the daemon sends and times.
+public struct AttemptBook {
+  public struct Attempt {
+    public let id: String
+    public let keypad: String
+    /// The digits, only while no client has had them.
+    public var digits: SecretDigits?
+    public var deadline: Instant
+    public var delivered: Bool { digits == nil }
+  }
+
+  public private(set) var attempts: [Attempt] = []
+  /// Ids that were decided or timed out lately, to tell "already decided" from "unknown".
+  private var settled: [String] = []
+  private var counter: UInt64 = 0
+  private let prefix: String
+
+  /// `prefix` makes ids unique across restarts (the daemon passes random hex).
+  public init(idPrefix prefix: String) { self.prefix = prefix }
+
+  /// A new attempt for `digits` from `keypad`, waiting for a client until `deadline`.
+  public mutating func add(keypad: String, digits: SecretDigits, deadline: Instant) -> String {
+    counter += 1
+    let id = "\(prefix)-\(counter)"
+    attempts.append(Attempt(id: id, keypad: keypad, digits: digits, deadline: deadline))
+    return id
+  }
+
+  /// The attempts still holding digits: each is handed to `send` (which must write
+  /// and wipe them) and then waits for a verdict until `verdictDeadline`.
+  public mutating func deliverWaiting(
+    verdictDeadline: Instant, _ send: (_ id: String, _ keypad: String, SecretDigits) -> Void
+  ) {
+    for i in attempts.indices {
+      guard let digits = attempts[i].digits else { continue }
+      send(attempts[i].id, attempts[i].keypad, digits)
+      digits.wipe()
+      attempts[i].digits = nil
+      attempts[i].deadline = verdictDeadline
+    }
+  }
+
+  public enum VerdictMatch: Equatable {
+    case accepted(keypad: String)
+    case alreadyDecided
+    case unknown
+    /// The code has not reached a client yet (cannot happen through the socket).
+    case notDelivered
+  }
+
+  /// The first verdict for a delivered id wins; later ones are refused.
+  public mutating func decide(id: String) -> VerdictMatch {
+    guard let i = attempts.firstIndex(where: { $0.id == id }) else {
+      return settled.contains(id) ? .alreadyDecided : .unknown
+    }
+    guard attempts[i].delivered else { return .notDelivered }
+    let attempt = attempts.remove(at: i)
+    remember(id)
+    return .accepted(keypad: attempt.keypad)
+  }
+
+  /// Attempts whose deadline has come: removed, digits wiped, returned with whether
+  /// they had reached a client (no verdict) or not (no client).
+  public mutating func expire(now: Instant) -> [(id: String, keypad: String, delivered: Bool)] {
+    var expired: [(String, String, Bool)] = []
+    attempts.removeAll { attempt in
+      guard attempt.deadline <= now else { return false }
+      expired.append((attempt.id, attempt.keypad, attempt.delivered))
+      attempt.digits?.wipe()
+      return true
+    }
+    for (id, _, _) in expired { remember(id) }
+    return expired
+  }
+
+  /// Wipes every held code (shutdown).
+  public mutating func wipeAll() {
+    for attempt in attempts { attempt.digits?.wipe() }
+    attempts.removeAll()
+  }
+
+  public var nextDeadline: Instant? { attempts.map(\.deadline).min() }
+
+  private mutating func remember(_ id: String) {
+    settled.append(id)
+    if settled.count > 256 { settled.removeFirst(settled.count - 256) }
+  }
+}

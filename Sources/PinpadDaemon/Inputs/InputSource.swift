@@ -1,0 +1,27 @@
+import PinpadCore
+
+/// What an input hands the daemon.
+public enum InputEvent {
+  /// An evdev key event (value 1 press, 0 release, 2 repeat) at `time`.
+  case key(KeyCode, value: Int32, time: Instant)
+  /// The source lost events (SYN_DROPPED).
+  case dropped(time: Instant)
+  /// The person asked to stop (Ctrl-C on the terminal input).
+  case quit
+}
+
+/// A source of key events: the terminal, a recording, an evdev device.
+public protocol InputSource: AnyObject {
+  /// The keypad whose entry its keys go to.
+  var keypad: String { get }
+  /// Starts delivering events through `deliver`, on the loop's thread.
+  func start(loop: EventLoop, deliver: @escaping (InputEvent) -> Void) throws(InputError)
+  /// Stops and gives back what it took (terminal mode, grab). Safe to call twice.
+  func close()
+}
+
+/// An input that cannot be used: exit 69 with this line.
+public struct InputError: Error, CustomStringConvertible {
+  public var description: String
+  public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,91 @@
+import PinpadCore
+import PinpadSystem
+
+/// `--input terminal`: keys typed on the controlling terminal, for trying pinpadd
+/// without a keypad. Digits, Enter, Backspace and Esc as on a keypad; `*` clears,
+/// `.` reveals; Ctrl-C stops the daemon. The terminal is put in raw mode (no echo)
+/// and restored on every exit.
+public final class TerminalInput: InputSource {
+  public let keypad: String
+  private let fd: FileDescriptor
+  private var raw: RawTerminal?
+  private var loop: EventLoop?
+
+  public init(keypad: String, fd: FileDescriptor = .standardInput) {
+    self.keypad = keypad
+    self.fd = fd
+  }
+
+  public func start(loop: EventLoop, deliver: @escaping (InputEvent) -> Void) throws(InputError) {
+    guard fd.isTerminal else {
+      throw InputError("--input terminal: standard input is not a terminal")
+    }
+    do {
+      raw = try RawTerminal(fd)
+      try fd.setNonBlocking()
+      try loop.watch(fd, .readable) { [unowned self] _ in self.readKeys(deliver) }
+    } catch {
+      raw?.restore()
+      throw InputError("--input terminal: \(error)")
+    }
+    self.loop = loop
+  }
+
+  private func readKeys(_ deliver: (InputEvent) -> Void) {
+    var buffer = [UInt8](repeating: 0, count: 256)
+    guard let n = try? fd.read(into: &buffer), n > 0 else { return }
+    let now = Clock.monotonic()
+    // One read is one instant: a paste arrives as a burst, as from a scanner.
+    for key in TerminalInput.keys(in: buffer[0..<n]) {
+      guard let key else {
+        deliver(.quit)
+        continue
+      }
+      deliver(.key(key, value: 1, time: now))
+      deliver(.key(key, value: 0, time: now))
+    }
+    for i in buffer.indices { buffer[i] = 0 }
+  }
+
+  /// The keys in bytes read from a terminal; nil stands for Ctrl-C. Escape sequences
+  /// (arrows, function keys) are skipped; a lone Esc is KEY_ESC.
+  public static func keys(in bytes: ArraySlice<UInt8>) -> [KeyCode?] {
+    var keys: [KeyCode?] = []
+    var i = bytes.startIndex
+    while i < bytes.endIndex {
+      let b = bytes[i]
+      i += 1
+      switch b {
+      case 0x30...0x39: keys.append(KeyCode.mainRow(b - 0x30))
+      case 0x0D, 0x0A: keys.append(.enter)
+      case 0x7F, 0x08: keys.append(.backspace)
+      case 0x03: keys.append(nil)
+      case UInt8(ascii: "*"): keys.append(.kpAsterisk)
+      case UInt8(ascii: "."): keys.append(.kpDot)
+      case 0x1B:
+        if i < bytes.endIndex, bytes[i] == UInt8(ascii: "[") || bytes[i] == UInt8(ascii: "O") {
+          // CSI/SS3 sequence: parameters, then a final byte 0x40...0x7E.
+          i += 1
+          while i < bytes.endIndex, !(0x40...0x7E).contains(bytes[i]) { i += 1 }
+          i = min(i + 1, bytes.endIndex)
+        } else {
+          keys.append(.esc)
+        }
+      case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
+        let letter = String(UnicodeScalar(b)).uppercased()
+        keys.append(KeyCode(name: "KEY_" + letter))
+      case UInt8(ascii: " "): keys.append(KeyCode(name: "KEY_SPACE"))
+      default: keys.append(KeyCode(name: "KEY_UNKNOWN") ?? KeyCode(240))
+      }
+    }
+    return keys
+  }
+
+  public func close() {
+    if let loop { loop.unwatch(fd) }
+    loop = nil
+    try? fd.setNonBlocking(false)
+    raw?.restore()
+    raw = nil
+  }
+}

@@ -1,0 +1,19 @@
+import PinpadSystem
+
+/// Who may use the socket: `[Socket] AllowUsers=` and `AllowGroups=` resolved to ids.
+public struct AccessPolicy: Sendable {
+  public var uids: Set<UInt32>
+  public var gids: Set<UInt32>
+  public init(uids: Set<UInt32>, gids: Set<UInt32>) {
+    self.uids = uids
+    self.gids = gids
+  }
+
+  /// True when the peer's uid is allowed, or its primary or any supplementary group.
+  public func allows(_ peer: PeerCredentials) -> Bool {
+    if uids.contains(peer.uid) { return true }
+    if gids.contains(peer.gid) { return true }
+    if gids.isEmpty { return false }
+    return Accounts.groups(ofUser: peer.uid, primary: peer.gid).contains { gids.contains($0) }
+  }
+}

@@ -1,0 +1,223 @@
+import PinpadCore
+import PinpadSystem
+
+/// One connected controller.
+public final class SocketClient {
+  public let fd: FileDescriptor
+  public let peer: PeerCredentials
+  /// A number for log lines ("client 3").
+  public let serial: Int
+  fileprivate var input: [UInt8] = []
+  /// Bytes not yet taken by the kernel; `sent` of them already written. Zeroed as
+  /// they are sent (a `code` line passes through here).
+  fileprivate var output: [UInt8] = []
+  fileprivate var sent = 0
+  fileprivate var closed = false
+
+  init(fd: FileDescriptor, peer: PeerCredentials, serial: Int) {
+    self.fd = fd
+    self.peer = peer
+    self.serial = serial
+    output.reserveCapacity(SocketServer.maxQueuedBytes)
+  }
+
+  var queued: Int { output.count - sent }
+}
+
+/// The controller socket of SPEC §4: accepts clients, checks their credentials,
+/// splits their lines and queues what the daemon sends them.
+///
+/// Nothing here blocks: writes go as far as the kernel takes them and the rest waits
+/// for EPOLLOUT; a client whose backlog passes `maxQueuedBytes` is disconnected, so a
+/// controller that stops reading cannot delay keys or other clients.
+public final class SocketServer {
+  public static let maxQueuedBytes = 256 * 1024
+
+  private let loop: EventLoop
+  private let listener: FileDescriptor
+  private let policy: AccessPolicy
+  private let log: Logger
+  private let hello: String
+  public private(set) var clients: [Int32: SocketClient] = [:]
+  private var serial = 0
+
+  /// A client sent a well-formed request.
+  public var onRequest: (SocketClient, ClientRequest) -> Void = { _, _ in }
+  /// A client was authorised and greeted: queued codes may go to it now.
+  public var onClientReady: (SocketClient) -> Void = { _ in }
+
+  public init(
+    listener: FileDescriptor, loop: EventLoop, policy: AccessPolicy, version: String,
+    log: Logger
+  ) throws(Errno) {
+    self.listener = listener
+    self.loop = loop
+    self.policy = policy
+    self.log = log
+    self.hello = DaemonMessage.hello(version: version)
+    try listener.setNonBlocking()
+    try loop.watch(listener, .readable) { [unowned self] _ in self.acceptAll() }
+  }
+
+  /// The number of authorised clients connected.
+  public var count: Int { clients.count }
+
+  private func acceptAll() {
+    while true {
+      let fd: FileDescriptor?
+      do { fd = try UnixSocket.accept(listener) } catch {
+        log.warning("socket: accept failed: \(error)")
+        return
+      }
+      guard let fd else { return }
+      let peer: PeerCredentials
+      do { peer = try UnixSocket.peerCredentials(fd) } catch {
+        fd.close()
+        continue
+      }
+      serial += 1
+      guard policy.allows(peer) else {
+        log.warning("socket: refused uid \(peer.uid) gid \(peer.gid) pid \(peer.pid): not allowed")
+        let line = Array(DaemonMessage.error("forbidden").utf8)
+        _ = line.withUnsafeBytes { try? fd.write($0) }
+        fd.close()
+        continue
+      }
+      let client = SocketClient(fd: fd, peer: peer, serial: serial)
+      do {
+        try loop.watch(fd, [.readable]) { [unowned self, unowned client] events in
+          self.handle(client, events)
+        }
+      } catch {
+        fd.close()
+        continue
+      }
+      clients[fd.rawValue] = client
+      log.info("socket: client \(client.serial) connected (uid \(peer.uid), pid \(peer.pid))")
+      send(hello, to: client)
+      if !client.closed { onClientReady(client) }
+    }
+  }
+
+  private func handle(_ client: SocketClient, _ events: EventPoll.Events) {
+    if events.contains(.writable) { flush(client) }
+    if client.closed { return }
+    if events.contains(.readable) || events.contains(.hangup) || events.contains(.error) {
+      readLines(client)
+    }
+  }
+
+  private func readLines(_ client: SocketClient) {
+    var chunk = [UInt8](repeating: 0, count: 8192)
+    while !client.closed {
+      let n: Int
+      do { n = try client.fd.read(into: &chunk) } catch {
+        if error != .wouldBlock { disconnect(client, reason: "read failed: \(error)") }
+        return
+      }
+      if n == 0 {
+        disconnect(client, reason: "closed the connection")
+        return
+      }
+      client.input.append(contentsOf: chunk[0..<n])
+      while let newline = client.input.firstIndex(of: 0x0A) {
+        if newline > ProtocolVersion.maxLineBytes { break }
+        var line = client.input[..<newline]
+        if line.last == 0x0D { line = line.dropLast() }
+        let request = ClientRequest.parse(line)
+        client.input.removeSubrange(...newline)
+        switch request {
+        case .success(let request): onRequest(client, request)
+        case .failure(let error): send(DaemonMessage.error(error.reason), to: client)
+        }
+        if client.closed { return }
+      }
+      if client.input.count > ProtocolVersion.maxLineBytes {
+        send(DaemonMessage.error("line longer than \(ProtocolVersion.maxLineBytes) bytes"), to: client)
+        disconnect(client, reason: "sent a line over \(ProtocolVersion.maxLineBytes) bytes")
+        return
+      }
+    }
+  }
+
+  /// Queues `line` for one client.
+  public func send(_ line: String, to client: SocketClient) {
+    var bytes = Array(line.utf8)
+    enqueue(&bytes, to: client)
+  }
+
+  /// Queues `line` for every client.
+  public func broadcast(_ line: String) {
+    for client in Array(clients.values) { send(line, to: client) }
+  }
+
+  /// Queues secret `bytes` (a `code` line) for every client, then zeroes them.
+  /// Returns how many clients took them.
+  @discardableResult
+  public func broadcastSecret(_ bytes: inout [UInt8]) -> Int {
+    var delivered = 0
+    for client in Array(clients.values) {
+      var copy = bytes
+      enqueue(&copy, to: client)
+      if !client.closed { delivered += 1 }
+    }
+    for i in bytes.indices { bytes[i] = 0 }
+    return delivered
+  }
+
+  private func enqueue(_ bytes: inout [UInt8], to client: SocketClient) {
+    defer { for i in bytes.indices { bytes[i] = 0 } }
+    guard !client.closed else { return }
+    if client.queued + bytes.count > SocketServer.maxQueuedBytes {
+      disconnect(client, reason: "stopped reading (\(client.queued) bytes waiting)")
+      return
+    }
+    let wasEmpty = client.queued == 0
+    client.output.append(contentsOf: bytes)
+    if wasEmpty { flush(client) }
+  }
+
+  private func flush(_ client: SocketClient) {
+    while client.queued > 0 {
+      let result = client.output.withUnsafeBytes { raw in
+        Result { () throws(Errno) -> Int in
+          try client.fd.write(UnsafeRawBufferPointer(rebasing: raw[client.sent...]))
+        }
+      }
+      switch result {
+      case .success(let n):
+        for i in client.sent..<client.sent + n { client.output[i] = 0 }
+        client.sent += n
+      case .failure(let error):
+        if error == .wouldBlock {
+          loop.change(client.fd, [.readable, .writable])
+          return
+        }
+        disconnect(client, reason: "write failed: \(error)")
+        return
+      }
+    }
+    // Everything went: reuse the buffer without reallocating.
+    client.output.removeAll(keepingCapacity: true)
+    client.sent = 0
+    loop.change(client.fd, [.readable])
+  }
+
+  private func disconnect(_ client: SocketClient, reason: String) {
+    guard !client.closed else { return }
+    client.closed = true
+    for i in client.output.indices { client.output[i] = 0 }
+    client.output = []
+    loop.unwatch(client.fd)
+    client.fd.close()
+    clients[client.fd.rawValue] = nil
+    log.info("socket: client \(client.serial) disconnected: \(reason)")
+  }
+
+  /// Closes every client and stops listening (the listening descriptor is the
+  /// caller's to close or keep).
+  public func shutdown() {
+    for client in Array(clients.values) { disconnect(client, reason: "daemon stopping") }
+    loop.unwatch(listener)
+  }
+}

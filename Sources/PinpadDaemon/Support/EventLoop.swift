@@ -1,0 +1,68 @@
+import PinpadCore
+import PinpadSystem
+
+/// The daemon's one thread: epoll over every descriptor, callbacks by token.
+///
+/// There is no polling: with nothing to do the thread sleeps in epoll_wait. Timed work
+/// goes through `Timer`s registered like any other descriptor.
+public final class EventLoop {
+  public typealias Handler = (EventPoll.Events) -> Void
+  private let poll: EventPoll
+  private var handlers: [UInt64: Handler] = [:]
+  private var tokens: [Int32: UInt64] = [:]
+  private var nextToken: UInt64 = 1
+  private var running = false
+  /// Work queued by `defer(_:)`, run after the current batch of events.
+  private var deferred: [() -> Void] = []
+
+  public init() throws(Errno) { poll = try EventPoll() }
+
+  /// Calls `handler` whenever `fd` reports one of `events`.
+  public func watch(_ fd: FileDescriptor, _ events: EventPoll.Events, handler: @escaping Handler)
+    throws(Errno)
+  {
+    let token = nextToken
+    nextToken += 1
+    try poll.add(fd, events, token: token)
+    handlers[token] = handler
+    tokens[fd.rawValue] = token
+  }
+
+  /// Changes the events `fd` is watched for.
+  public func change(_ fd: FileDescriptor, _ events: EventPoll.Events) {
+    guard let token = tokens[fd.rawValue] else { return }
+    try? poll.modify(fd, events, token: token)
+  }
+
+  /// Stops watching `fd` (call before closing it).
+  public func unwatch(_ fd: FileDescriptor) {
+    guard let token = tokens.removeValue(forKey: fd.rawValue) else { return }
+    handlers[token] = nil
+    poll.remove(fd)
+  }
+
+  /// Runs `work` once the current events are handled.
+  public func `defer`(_ work: @escaping () -> Void) { deferred.append(work) }
+
+  /// Runs until `stop()`. `afterEach` runs after every batch (the daemon re-arms its
+  /// deadline timer there).
+  public func run(afterEach: () -> Void = {}) throws(Errno) {
+    running = true
+    while running {
+      let ready: [(token: UInt64, events: EventPoll.Events)]
+      ready = try poll.wait()
+      for (token, events) in ready {
+        // A handler may have removed this descriptor while handling an earlier one.
+        handlers[token]?(events)
+      }
+      while !deferred.isEmpty {
+        let work = deferred
+        deferred = []
+        for item in work { item() }
+      }
+      afterEach()
+    }
+  }
+
+  public func stop() { running = false }
+}

@@ -1,0 +1,72 @@
+import PinpadSystem
+
+/// Log levels, most severe first (the sd-daemon priorities they map to in brackets).
+public enum LogLevel: Int, Comparable, Sendable, CaseIterable {
+  case error = 3
+  case warning = 4
+  case info = 6
+  case debug = 7
+
+  public init?(name: String) {
+    switch name {
+    case "error": self = .error
+    case "warning": self = .warning
+    case "info": self = .info
+    case "debug": self = .debug
+    default: return nil
+    }
+  }
+
+  public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue > b.rawValue }
+}
+
+/// Where log lines go. The process picks the sink; tests use an in-memory one.
+public protocol LogSink: AnyObject {
+  func write(_ level: LogLevel, _ line: String)
+}
+
+/// One line per message on stderr, with `<N>` priority prefixes when stderr is the
+/// journal (SPEC §1). A message is never split: newlines inside it become spaces.
+public final class StandardErrorSink: LogSink {
+  private let prefixes: Bool
+  public init(journalPrefixes: Bool = Systemd.stderrIsJournal()) { prefixes = journalPrefixes }
+  public func write(_ level: LogLevel, _ line: String) {
+    var text = prefixes ? "<\(level.rawValue)>" : ""
+    text += line.replacingNewlines()
+    text += "\n"
+    try? FileDescriptor.standardError.writeAll(Array(text.utf8))
+  }
+}
+
+/// Log lines kept in memory (tests).
+public final class MemoryLogSink: LogSink {
+  public private(set) var lines: [(LogLevel, String)] = []
+  public init() {}
+  public func write(_ level: LogLevel, _ line: String) { lines.append((level, line)) }
+}
+
+/// The daemon's logger. Messages are built by the caller from names, counts and
+/// states: nothing that holds a code's digit is ever passed here (the entry core
+/// hands out lengths only; key events are logged by name only for non-digit keys).
+public final class Logger {
+  public var level: LogLevel
+  private let sink: LogSink
+  public init(level: LogLevel = .info, sink: LogSink = StandardErrorSink()) {
+    self.level = level
+    self.sink = sink
+  }
+  public func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
+    guard level >= self.level else { return }
+    sink.write(level, message())
+  }
+  public func error(_ message: @autoclosure () -> String) { log(.error, message()) }
+  public func warning(_ message: @autoclosure () -> String) { log(.warning, message()) }
+  public func info(_ message: @autoclosure () -> String) { log(.info, message()) }
+  public func debug(_ message: @autoclosure () -> String) { log(.debug, message()) }
+}
+
+extension String {
+  func replacingNewlines() -> String {
+    String(unicodeScalars.map { $0 == "\n" || $0 == "\r" ? " " : Character($0) })
+  }
+}

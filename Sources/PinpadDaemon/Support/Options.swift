@@ -1,0 +1,154 @@
+import PinpadCore
+
+/// The version reported by `--version` and the socket's `hello`.
+public let pinpaddVersion = "0.1.0"
+
+/// A usage error: exit 64 with this line.
+public struct UsageError: Error, CustomStringConvertible {
+  public var description: String
+  public init(_ description: String) { self.description = description }
+}
+
+/// `--input SPEC` (SPEC §1).
+public enum InputSpec: Equatable, Sendable {
+  case auto
+  case device(path: String)
+  case replay(path: String, fast: Bool)
+  case terminal
+
+  public init(parsing text: String) throws(UsageError) {
+    if text == "auto" {
+      self = .auto
+    } else if text == "terminal" {
+      self = .terminal
+    } else if text.hasPrefix("replay:") {
+      self = .replay(path: String(text.dropFirst(7)), fast: false)
+    } else if text.hasPrefix("replay-fast:") {
+      self = .replay(path: String(text.dropFirst(12)), fast: true)
+    } else if text.hasPrefix("/") {
+      self = .device(path: text)
+    } else {
+      throw UsageError(
+        "--input \(text): expected auto, terminal, a device path, replay:FILE or replay-fast:FILE")
+    }
+    if case .replay(let path, _) = self, path.isEmpty {
+      throw UsageError("--input \(text): the recording's path is missing")
+    }
+  }
+}
+
+/// `--display SPEC` (SPEC §1).
+public enum DisplaySpec: Equatable, Sendable {
+  case auto
+  case framebuffer(device: String?)
+  case console(tty: String?)
+  case none
+  case snapshot(directory: String)
+
+  public init(parsing text: String) throws(UsageError) {
+    func argument(_ prefix: String) -> String? {
+      text.count > prefix.count ? String(text.dropFirst(prefix.count)) : nil
+    }
+    switch text {
+    case "auto": self = .auto
+    case "none": self = .none
+    case "fb": self = .framebuffer(device: nil)
+    case "console": self = .console(tty: nil)
+    case _ where text.hasPrefix("fb:"): self = .framebuffer(device: argument("fb:"))
+    case _ where text.hasPrefix("console:"): self = .console(tty: argument("console:"))
+    case _ where text.hasPrefix("snapshot:") && text.count > 9:
+      self = .snapshot(directory: String(text.dropFirst(9)))
+    default:
+      throw UsageError(
+        "--display \(text): expected auto, fb[:DEVICE], console[:TTY], none or snapshot:DIR")
+    }
+  }
+}
+
+/// The daemon's command line, parsed, before it is checked against the system.
+public struct Options: Sendable {
+  public enum Mode: Sendable { case run, checkConfig, listDevices, version, help }
+  public var mode: Mode = .run
+  public var configPath = "/etc/pinpadd/pinpadd.conf"
+  /// True when --config was given: then a missing file is an error.
+  public var configPathGiven = false
+  public var inputs: [InputSpec] = []
+  public var display: DisplaySpec? = nil
+  public var socketPath: String? = nil
+  public var stateDirectory = "/var/lib/pinpadd"
+  public var logLevel: LogLevel = .info
+
+  public static let usage = """
+    Usage: pinpadd [--config FILE] [--input SPEC]... [--display SPEC] [--socket PATH]
+                   [--state-dir DIR] [--log-level error|warning|info|debug]
+           pinpadd --check-config [--config FILE]
+           pinpadd --list-devices
+           pinpadd --version | --help
+
+    A PIN-entry daemon: reads keypads, shows the entry, hands each code to a
+    controller on a Unix socket. See pinpadd(8).
+
+      --config FILE     configuration (default /etc/pinpadd/pinpadd.conf, plus FILE.d/*.conf)
+      --input SPEC      auto | DEVICE | replay:FILE | replay-fast:FILE | terminal (repeatable)
+      --display SPEC    auto | fb[:DEVICE] | console[:TTY] | none | snapshot:DIR
+      --socket PATH     controller socket (default from [Socket] Path=)
+      --state-dir DIR   lockout state (default /var/lib/pinpadd)
+      --log-level LVL   error | warning | info | debug (default info)
+    """
+
+  public init() {}
+
+  /// Parses `arguments` (without the program name). Accepts `--opt value` and `--opt=value`.
+  public init(parsing arguments: [String]) throws(UsageError) {
+    var rest = arguments[...]
+    func value(_ flag: String, _ inline: String?) throws(UsageError) -> String {
+      if let inline { return inline }
+      guard let next = rest.popFirst() else { throw UsageError("\(flag) needs a value") }
+      return next
+    }
+    var modes: [Mode] = []
+    while let argument = rest.popFirst() {
+      var flag = argument
+      var inline: String? = nil
+      if argument.hasPrefix("--"), let eq = argument.firstIndex(of: "=") {
+        flag = String(argument[..<eq])
+        inline = String(argument[argument.index(after: eq)...])
+      }
+      switch flag {
+      case "--config":
+        configPath = try value(flag, inline)
+        configPathGiven = true
+      case "--input": inputs.append(try InputSpec(parsing: try value(flag, inline)))
+      case "--display": display = try DisplaySpec(parsing: try value(flag, inline))
+      case "--socket": socketPath = try value(flag, inline)
+      case "--state-dir": stateDirectory = try value(flag, inline)
+      case "--log-level":
+        let name = try value(flag, inline)
+        guard let level = LogLevel(name: name) else {
+          throw UsageError("--log-level \(name): expected error, warning, info or debug")
+        }
+        logLevel = level
+      case "--check-config": modes.append(.checkConfig)
+      case "--list-devices": modes.append(.listDevices)
+      case "--version": modes.append(.version)
+      case "--help", "-h": modes.append(.help)
+      default:
+        throw UsageError("unknown argument \(argument) (see pinpadd --help)")
+      }
+      if inline != nil, ["--check-config", "--list-devices", "--version", "--help"].contains(flag)
+      {
+        throw UsageError("\(flag) takes no value")
+      }
+    }
+    guard modes.count <= 1 else { throw UsageError("choose one of --check-config, --list-devices, --version, --help") }
+    mode = modes.first ?? .run
+    if [.checkConfig, .listDevices].contains(mode),
+      !inputs.isEmpty || display != nil || socketPath != nil
+    {
+      throw UsageError("--input, --display and --socket only apply when running the daemon")
+    }
+    if inputs.count > 1, inputs.contains(.auto) {
+      throw UsageError("--input auto cannot be combined with other inputs")
+    }
+  }
+}

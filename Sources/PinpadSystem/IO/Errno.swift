@@ -1,0 +1,46 @@
+import Glibc
+
+/// A Linux error number, thrown by the wrappers in this module.
+public struct Errno: Error, Equatable, Hashable, Sendable, CustomStringConvertible {
+  public var rawValue: Int32
+  public init(_ rawValue: Int32) { self.rawValue = rawValue }
+
+  /// The calling thread's current `errno`.
+  public static var current: Errno { Errno(errno) }
+
+  public static let interrupted = Errno(EINTR)
+  public static let wouldBlock = Errno(EAGAIN)
+  public static let noDevice = Errno(ENODEV)
+  public static let noEntry = Errno(ENOENT)
+  public static let brokenPipe = Errno(EPIPE)
+  public static let connectionRefused = Errno(ECONNREFUSED)
+  public static let notPermitted = Errno(EPERM)
+  public static let accessDenied = Errno(EACCES)
+  public static let addressInUse = Errno(EADDRINUSE)
+
+  /// strerror(3): "No such device".
+  public var description: String { String(cString: strerror(rawValue)) }
+}
+
+/// Runs a system call that returns -1 and sets errno on failure, retrying EINTR.
+@inline(__always)
+public func syscall<T: BinaryInteger>(_ body: () -> T) throws(Errno) -> T {
+  while true {
+    let result = body()
+    if result != -1 { return result }
+    let error = Errno.current
+    if error != .interrupted { throw error }
+  }
+}
+
+/// An error with the operation and the path or object it was about: what a person
+/// needs to act on ("cannot open /dev/input/event3: Permission denied").
+public struct SystemError: Error, CustomStringConvertible, Sendable {
+  public var operation: String
+  public var errno: Errno
+  public init(_ operation: String, _ errno: Errno) {
+    self.operation = operation
+    self.errno = errno
+  }
+  public var description: String { "\(operation): \(errno)" }
+}

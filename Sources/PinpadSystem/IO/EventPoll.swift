@@ -1,0 +1,126 @@
+import CPinpadShim
+import Glibc
+import PinpadCore
+
+/// An epoll(7) instance: the one place the daemon's thread sleeps.
+public final class EventPoll {
+  public struct Events: OptionSet, Sendable {
+    public var rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+    public static let readable = Events(rawValue: EPOLLIN.rawValue)
+    public static let writable = Events(rawValue: EPOLLOUT.rawValue)
+    public static let error = Events(rawValue: EPOLLERR.rawValue)
+    public static let hangup = Events(rawValue: EPOLLHUP.rawValue)
+    public static let peerClosed = Events(rawValue: EPOLLRDHUP.rawValue)
+  }
+
+  public let fd: FileDescriptor
+  private var buffer = [epoll_event](repeating: epoll_event(), count: 64)
+
+  /// epoll_create1(EPOLL_CLOEXEC).
+  public init() throws(Errno) {
+    fd = FileDescriptor(rawValue: try syscall { epoll_create1(Int32(EPOLL_CLOEXEC)) })
+  }
+  deinit { fd.close() }
+
+  /// EPOLL_CTL_ADD: report `events` on `target` with `token`.
+  public func add(_ target: FileDescriptor, _ events: Events, token: UInt64) throws(Errno) {
+    try control(EPOLL_CTL_ADD, target, events, token)
+  }
+  /// EPOLL_CTL_MOD.
+  public func modify(_ target: FileDescriptor, _ events: Events, token: UInt64) throws(Errno) {
+    try control(EPOLL_CTL_MOD, target, events, token)
+  }
+  /// EPOLL_CTL_DEL; a descriptor already closed is fine.
+  public func remove(_ target: FileDescriptor) {
+    _ = epoll_ctl(fd.rawValue, EPOLL_CTL_DEL, target.rawValue, nil)
+  }
+
+  private func control(_ op: Int32, _ target: FileDescriptor, _ events: Events, _ token: UInt64)
+    throws(Errno)
+  {
+    var event = epoll_event()
+    event.events = events.rawValue
+    event.data.u64 = token
+    _ = try syscall { epoll_ctl(fd.rawValue, op, target.rawValue, &event) }
+  }
+
+  /// epoll_wait: blocks until something is ready or `timeoutMilliseconds` (-1: forever).
+  public func wait(timeoutMilliseconds: Int32 = -1) throws(Errno) -> [(
+    token: UInt64, events: Events
+  )] {
+    let count = buffer.count
+    let n = try buffer.withUnsafeMutableBufferPointer { (b) throws(Errno) -> Int32 in
+      try syscall { epoll_wait(fd.rawValue, b.baseAddress, Int32(count), timeoutMilliseconds) }
+    }
+    return (0..<Int(n)).map { (buffer[$0].data.u64, Events(rawValue: buffer[$0].events)) }
+  }
+}
+
+/// A timerfd(2) on CLOCK_MONOTONIC, armed at absolute instants.
+public final class Timer {
+  public let fd: FileDescriptor
+
+  public init() throws(Errno) {
+    fd = FileDescriptor(
+      rawValue: try syscall {
+        timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK) | Int32(TFD_CLOEXEC))
+      })
+  }
+  deinit { fd.close() }
+
+  /// Fires once at `deadline` (at once when it has passed); nil disarms.
+  public func arm(at deadline: Instant?, interval: Duration? = nil) {
+    var spec = itimerspec()
+    if let deadline {
+      let ns = max(deadline.nanoseconds, 1)
+      spec.it_value = timespec(tv_sec: Int(ns / 1_000_000_000), tv_nsec: Int(ns % 1_000_000_000))
+      if let interval {
+        let i = interval.nanoseconds
+        spec.it_interval = timespec(
+          tv_sec: Int(i / 1_000_000_000), tv_nsec: Int(i % 1_000_000_000))
+      }
+    }
+    _ = timerfd_settime(fd.rawValue, Int32(TFD_TIMER_ABSTIME), &spec, nil)
+  }
+
+  /// Reads the expiration count so the descriptor stops being readable.
+  public func acknowledge() {
+    var count: UInt64 = 0
+    _ = Glibc.read(fd.rawValue, &count, 8)
+  }
+}
+
+/// Signals delivered through a signalfd(2) instead of handlers.
+///
+/// `block` must run first thing in `main`, before any thread exists, so that every
+/// thread inherits the mask and no signal is delivered asynchronously.
+public final class SignalReader {
+  public let fd: FileDescriptor
+
+  /// Blocks `signals` in this thread (and threads made after) and opens a signalfd.
+  public init(blocking signals: [Int32]) throws(Errno) {
+    var set = sigset_t()
+    _ = try syscall { signals.withUnsafeBufferPointer {
+      pinpad_block_signals($0.baseAddress, Int32($0.count), &set) } == 0 ? 0 : -1 }
+    fd = FileDescriptor(rawValue: try syscall { pinpad_signalfd(&set) })
+  }
+  deinit { fd.close() }
+
+  /// The signals that arrived since the last call.
+  public func read() -> [Int32] {
+    var result: [Int32] = []
+    var info = signalfd_siginfo()
+    while Glibc.read(fd.rawValue, &info, MemoryLayout<signalfd_siginfo>.size)
+      == MemoryLayout<signalfd_siginfo>.size
+    {
+      result.append(Int32(info.ssi_signo))
+    }
+    return result
+  }
+
+  /// SIGPIPE ignored process-wide: a write to a closed socket gives EPIPE instead.
+  public static func ignoreBrokenPipes() {
+    signal(SIGPIPE, SIG_IGN)
+  }
+}

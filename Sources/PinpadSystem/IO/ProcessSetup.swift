@@ -1,0 +1,33 @@
+import CPinpadShim
+import Glibc
+
+/// Process-wide settings made once at start, before any thread exists.
+public enum ProcessSetup {
+  /// PR_SET_DUMPABLE 0: no core dump, no ptrace attach by the same user, and
+  /// /proc/PID/mem unreadable: a code in memory stays there.
+  public static func forbidDumps() {
+    _ = pinpad_forbid_dumps()
+  }
+
+  /// Locks present and future pages in memory so digits are never swapped out, when
+  /// the memlock limit allows it (it is unlimited under the shipped unit). Returns
+  /// whether pages are locked. With a small limit nothing is locked: MCL_FUTURE would
+  /// make later allocations fail.
+  @discardableResult
+  public static func lockMemoryIfAllowed() -> Bool {
+    guard pinpad_memlock_unlimited() == 1 else { return false }
+    return mlockall(Int32(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT)) == 0
+  }
+
+  /// The environment variable's value, nil when unset.
+  public static func environment(_ name: String) -> String? {
+    guard let value = getenv(name) else { return nil }
+    return String(cString: value)
+  }
+
+  public static func unsetEnvironment(_ name: String) { unsetenv(name) }
+
+  public static var processID: Int32 { getpid() }
+  public static var userID: UInt32 { getuid() }
+  public static var groupID: UInt32 { getgid() }
+}
