@@ -1,0 +1,27 @@
+/// One configuration file, already read by the caller: `pinpadd.conf` or one of its
+/// drop-ins. `path` is what error messages name.
+public struct ConfigSource: Sendable {
+  public var path: String
+  public var text: String
+  public init(path: String, text: String) {
+    self.path = path
+    self.text = text
+  }
+}
+
+/// A configuration the daemon refuses, with the file and line a person should fix.
+///
+/// `description` is `PATH:LINE: message`, the line `pinpadd --check-config` prints.
+public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
+  public var path: String
+  /// 1-based line number in `path`.
+  public var line: Int
+  /// One short line saying what is wrong, e.g. `MinLength=9 is larger than MaxLength=8`.
+  public var message: String
+  public init(path: String, line: Int, message: String) {
+    self.path = path
+    self.line = line
+    self.message = message
+  }
+  public var description: String { "\(path):\(line): \(message)" }
+}

@@ -1,0 +1,592 @@
+import Testing
+
+@testable import PinpadCore
+
+private func parse(_ text: String, path: String = "pinpadd.conf") throws(ConfigError)
+  -> Configuration
+{
+  try ConfigParser.parse([ConfigSource(path: path, text: text)])
+}
+
+private func parse(_ files: [(String, String)]) throws(ConfigError) -> Configuration {
+  try ConfigParser.parse(files.map { ConfigSource(path: $0.0, text: $0.1) })
+}
+
+/// The error a text gives, or nil when it parses.
+private func error(_ text: String, path: String = "pinpadd.conf") -> ConfigError? {
+  do {
+    _ = try parse(text, path: path)
+    return nil
+  } catch {
+    return error
+  }
+}
+
+private func error(_ files: [(String, String)]) -> ConfigError? {
+  do {
+    _ = try parse(files)
+    return nil
+  } catch {
+    return error
+  }
+}
+
+/// Every key of SPEC §2 set to something other than its default.
+private let everyKey = """
+  [Entry]
+  Length=6
+  MinLength=5
+  MaxLength=12
+  SubmitKeys=KEY_KPENTER KEY_KPPLUS
+  BackspaceKeys=KEY_BACKSPACE KEY_KPMINUS
+  ClearKeys=KEY_ESC
+  RevealKeys=KEY_KPSLASH
+  AllowedDigits=97531
+  InterKeyTimeoutSec=2.5
+  TotalTimeoutSec=45
+  BurstIntervalSec=0.02
+  Bursts=reject
+  Mask=fixed
+  RevealSec=1.25
+
+  [Lockout]
+  MaxFailures=3
+  LockoutSec=60
+  LockoutMaxSec=3600
+
+  [Keypad front]
+  Match=usb:1a2c:0e24 *Keypad*
+  Grab=no
+
+  [Keypad back]
+  Match=/dev/input/by-id/usb-SEM_HCT-event-kbd
+
+  [Display]
+  Output=fb
+  Device=/dev/fb1
+  Font=/usr/share/consolefonts/Lat15-Terminus32x16.psf.gz
+  Prompt=Code please
+  OnScreenKeypad=yes
+  KeypadLayout=scrambled
+  SnapshotSize=1024x600
+
+  [Socket]
+  Path=/run/door/door.sock
+  Group=door
+  AllowUsers=door-controller root
+  AllowGroups=door wheel
+  DeliveryTimeoutSec=1.5
+  VerdictTimeoutSec=20
+  """
+
+private func everyKeyConfiguration() -> Configuration {
+  var config = Configuration()
+  config.entry.length = 6
+  config.entry.minLength = 5
+  config.entry.maxLength = 12
+  config.entry.submitKeys = [.kpEnter, KeyCode(78)]
+  config.entry.backspaceKeys = [.backspace, KeyCode(74)]
+  config.entry.clearKeys = [.esc]
+  config.entry.revealKeys = [KeyCode(98)]
+  config.entry.allowedDigits = [1, 3, 5, 7, 9]
+  config.entry.interKeyTimeout = .milliseconds(2500)
+  config.entry.totalTimeout = .seconds(45)
+  config.entry.burstInterval = .milliseconds(20)
+  config.entry.bursts = .reject
+  config.entry.mask = .fixed
+  config.entry.reveal = .milliseconds(1250)
+  config.lockout.maxFailures = 3
+  config.lockout.lockout = .seconds(60)
+  config.lockout.lockoutMax = .seconds(3600)
+  var front = KeypadConfig(name: "front")
+  front.match = ["usb:1a2c:0e24", "*Keypad*"]
+  front.grab = false
+  var back = KeypadConfig(name: "back")
+  back.match = ["/dev/input/by-id/usb-SEM_HCT-event-kbd"]
+  config.keypads = [front, back]
+  config.display.output = .fb
+  config.display.device = "/dev/fb1"
+  config.display.font = "/usr/share/consolefonts/Lat15-Terminus32x16.psf.gz"
+  config.display.prompt = "Code please"
+  config.display.onScreenKeypad = true
+  config.display.keypadLayout = .scrambled
+  config.display.snapshotWidth = 1024
+  config.display.snapshotHeight = 600
+  config.socket.path = "/run/door/door.sock"
+  config.socket.group = "door"
+  config.socket.allowUsers = ["door-controller", "root"]
+  config.socket.allowGroups = ["door", "wheel"]
+  config.socket.explicitKeys = ["Group", "AllowUsers", "AllowGroups"]
+  config.socket.deliveryTimeout = .milliseconds(1500)
+  config.socket.verdictTimeout = .seconds(20)
+  return config
+}
+
+/// SPEC §2's listing, copied with its annotations.
+private let specListing = """
+  [Entry]
+  Length=                  # N (1..32): fixed length, submitted as soon as N digits are in
+  MinLength=4              # with no Length: variable length, submitted with a SubmitKey
+  MaxLength=8
+  SubmitKeys=KEY_ENTER KEY_KPENTER
+  BackspaceKeys=KEY_BACKSPACE
+  ClearKeys=KEY_ESC KEY_KPASTERISK
+  RevealKeys=KEY_KPDOT
+  AllowedDigits=0123456789
+  InterKeyTimeoutSec=5     # partial entry wiped after this long without a key
+  TotalTimeoutSec=30       # partial entry wiped this long after its first key
+  BurstIntervalSec=0.015   # keys closer than this are a burst (scanner, autofill)
+  Bursts=accept            # accept | reject
+  Mask=dots                # dots | digits | fixed   (fixed hides the length)
+  RevealSec=3              # a revealed entry re-masks after this long or at the next key
+
+  [Lockout]
+  MaxFailures=5            # consecutive denials on one keypad before it locks
+  LockoutSec=30            # first lockout; doubles each further lockout
+  LockoutMaxSec=900
+
+  [Keypad NAME]            # zero or more; with none, every device with digit keys is a keypad named "default"
+  Match=                   # space-separated: name globs, usb:VVVV:PPPP, phys globs, by-id paths
+  Grab=yes                 # exclusive EVIOCGRAB so digits reach no console or other reader
+
+  [Display]
+  Output=auto              # auto | fb | console | none
+  Device=                  # /dev/fb0, /dev/tty1 ...
+  Font=                    # a PSF1/PSF2 font, .psf or .psf.gz; empty: a console font if present, else built-in
+  Prompt=Enter PIN
+  OnScreenKeypad=no        # yes: draw a touch keypad (1-9, Backspace, 0, OK)
+  KeypadLayout=phone       # phone | scrambled (digit positions reshuffled for every entry)
+  SnapshotSize=800x480
+
+  [Socket]
+  Path=/run/pinpadd/pinpadd.sock
+  Group=pinpadd
+  AllowUsers=root
+  AllowGroups=pinpadd
+  DeliveryTimeoutSec=5
+  VerdictTimeoutSec=10
+  """
+
+// MARK: - Values
+
+@Test func noFilesGiveTheBuiltInDefaults() throws {
+  #expect(try ConfigParser.parse([]) == Configuration())
+}
+
+@Test func anEmptyFileGivesTheBuiltInDefaults() throws {
+  #expect(try parse("") == Configuration())
+  #expect(try parse("\n\n# nothing here\n; nor here\n[Entry]\n") == Configuration())
+}
+
+@Test func everyKeyIsReadWithANonDefaultValue() throws {
+  #expect(try parse(everyKey) == everyKeyConfiguration())
+}
+
+@Test func theSpecListingParsesAsWrittenToTheDefaults() throws {
+  var expected = Configuration()
+  expected.keypads = [KeypadConfig(name: "NAME")]
+  expected.socket.explicitKeys = ["Group", "AllowUsers", "AllowGroups"]
+  #expect(try parse(specListing) == expected)
+}
+
+@Test func whitespaceAroundKeysValuesAndHeadersIsIgnored() throws {
+  let config = try parse(
+    "\u{FEFF}  [ Entry ]  \r\n\tMinLength =\t6  \r\n  ; a comment\r\n   # another\r\n"
+      + "MaxLength= 9 # trailing comment\n[Display] ; why not\nPrompt =  Door #2, please  \n"
+      + "Device=/dev/fb#0\n")
+  #expect(config.entry.minLength == 6)
+  #expect(config.entry.maxLength == 9)
+  #expect(config.display.prompt == "Door")
+  #expect(config.display.device == "/dev/fb#0")
+}
+
+@Test func aHashWithoutSpaceBeforeItIsPartOfTheValue() throws {
+  #expect(try parse("[Display]\nPrompt=#1 door").display.prompt == "#1 door")
+}
+
+@Test func booleansAcceptTheSystemdSpellings() throws {
+  for yes in ["yes", "true", "1", "on", "YES", "True"] {
+    #expect(try parse("[Display]\nOnScreenKeypad=\(yes)").display.onScreenKeypad)
+  }
+  for no in ["no", "false", "0", "off", "Off"] {
+    #expect(
+      try parse("[Display]\nOnScreenKeypad=yes\nOnScreenKeypad=\(no)").display.onScreenKeypad
+        == false)
+  }
+}
+
+@Test func durationsAreExactSecondsWithFractions() throws {
+  let cases: [(String, Duration)] = [
+    ("5", .seconds(5)), ("0.015", .milliseconds(15)), ("1.5", .milliseconds(1500)),
+    ("0.000000001", .nanoseconds(1)), ("007", .seconds(7)), ("31536000", .seconds(31_536_000)),
+  ]
+  for (text, duration) in cases {
+    #expect(try parse("[Entry]\nInterKeyTimeoutSec=\(text)").entry.interKeyTimeout == duration)
+  }
+}
+
+@Test func aZeroBurstIntervalTurnsBurstDetectionOff() throws {
+  #expect(try parse("[Entry]\nBurstIntervalSec=0").entry.burstInterval == .zero)
+}
+
+@Test func keyListsDropDuplicates() throws {
+  let config = try parse("[Entry]\nClearKeys=KEY_ESC KEY_DELETE\tKEY_ESC")
+  #expect(config.entry.clearKeys == [.esc, KeyCode(name: "KEY_DELETE")!])
+}
+
+// MARK: - Empty values
+
+@Test func anEmptyValueRestoresTheDefaultOfASingleValue() throws {
+  let config = try parse([
+    ("pinpadd.conf", everyKey),
+    (
+      "pinpadd.conf.d/50-reset.conf",
+      """
+      [Entry]
+      Length=
+      MinLength=
+      MaxLength=
+      AllowedDigits=
+      InterKeyTimeoutSec=
+      TotalTimeoutSec=
+      BurstIntervalSec=
+      Bursts=
+      Mask=
+      RevealSec=
+      SubmitKeys=KEY_ENTER KEY_KPENTER
+      [Lockout]
+      MaxFailures=
+      LockoutSec=
+      LockoutMaxSec=
+      [Keypad front]
+      Grab=
+      [Display]
+      Output=
+      Device=
+      Font=
+      Prompt=
+      OnScreenKeypad=
+      KeypadLayout=
+      SnapshotSize=
+      [Socket]
+      Path=
+      Group=
+      DeliveryTimeoutSec=
+      VerdictTimeoutSec=
+      """
+    ),
+  ])
+  let defaults = Configuration()
+  #expect(config.entry.length == nil)
+  #expect(config.entry.minLength == defaults.entry.minLength)
+  #expect(config.entry.maxLength == defaults.entry.maxLength)
+  #expect(config.entry.allowedDigits == defaults.entry.allowedDigits)
+  #expect(config.entry.interKeyTimeout == defaults.entry.interKeyTimeout)
+  #expect(config.entry.totalTimeout == defaults.entry.totalTimeout)
+  #expect(config.entry.burstInterval == defaults.entry.burstInterval)
+  #expect(config.entry.bursts == defaults.entry.bursts)
+  #expect(config.entry.mask == defaults.entry.mask)
+  #expect(config.entry.reveal == defaults.entry.reveal)
+  #expect(config.lockout == defaults.lockout)
+  #expect(config.keypads[0].grab == true)
+  #expect(config.display == defaults.display)
+  #expect(config.socket.path == defaults.socket.path)
+  #expect(config.socket.group == defaults.socket.group)
+  #expect(config.socket.deliveryTimeout == defaults.socket.deliveryTimeout)
+  #expect(config.socket.verdictTimeout == defaults.socket.verdictTimeout)
+}
+
+@Test func anEmptyValueEmptiesAList() throws {
+  let config = try parse(
+    """
+    [Entry]
+    BackspaceKeys=
+    ClearKeys=
+    RevealKeys=
+    [Keypad front]
+    Match=usb:1a2c:0e24
+    Match=
+    [Socket]
+    AllowUsers=
+    """)
+  #expect(config.entry.backspaceKeys.isEmpty)
+  #expect(config.entry.clearKeys.isEmpty)
+  #expect(config.entry.revealKeys.isEmpty)
+  #expect(config.keypads[0].match.isEmpty)
+  #expect(config.socket.allowUsers.isEmpty)
+  #expect(config.socket.allowGroups == ["pinpadd"])
+}
+
+@Test func submitKeysMayBeEmptyWithAFixedLength() throws {
+  let config = try parse("[Entry]\nLength=4\nSubmitKeys=")
+  #expect(config.entry.submitKeys.isEmpty)
+}
+
+// MARK: - Socket names written explicitly
+
+@Test func socketNamesAreExplicitOnlyWhenWritten() throws {
+  #expect(try parse("").socket.explicitKeys.isEmpty)
+  #expect(try parse("[Socket]\nGroup=pinpadd").socket.explicitKeys == ["Group"])
+  #expect(try parse("[Socket]\nAllowGroups=door").socket.explicitKeys == ["AllowGroups"])
+  #expect(try parse("[Socket]\nAllowUsers=").socket.explicitKeys == ["AllowUsers"])
+  #expect(try parse("[Socket]\nGroup=door\nGroup=").socket.explicitKeys.isEmpty)
+}
+
+// MARK: - Drop-ins
+
+@Test func laterDropInsWinKeyByKey() throws {
+  let config = try parse([
+    ("/etc/pinpadd/pinpadd.conf", "[Entry]\nMinLength=5\nMaxLength=10\n[Display]\nPrompt=Main"),
+    ("/etc/pinpadd/pinpadd.conf.d/10-site.conf", "[Entry]\nMinLength=6\n"),
+    ("/etc/pinpadd/pinpadd.conf.d/20-door.conf", "[Entry]\nMinLength=7\n[Display]\nOutput=none"),
+  ])
+  #expect(config.entry.minLength == 7)
+  #expect(config.entry.maxLength == 10)
+  #expect(config.display.prompt == "Main")
+  #expect(config.display.output == DisplayOutput.none)
+}
+
+@Test func aDropInContinuesAKeypadOfAnEarlierFile() throws {
+  let config = try parse([
+    ("pinpadd.conf", "[Keypad front]\nMatch=usb:1a2c:0e24\nGrab=no\n[Keypad back]\nMatch=back*"),
+    ("pinpadd.conf.d/10.conf", "[Keypad front]\nMatch=usb:dead:beef\n[Keypad side]\nMatch=side*"),
+  ])
+  #expect(config.keypads.map(\.name) == ["front", "back", "side"])
+  #expect(config.keypads[0].match == ["usb:dead:beef"])
+  #expect(config.keypads[0].grab == false)
+}
+
+@Test func aSectionMayAppearAgainInOneFile() throws {
+  let config = try parse("[Entry]\nMinLength=5\n[Display]\nPrompt=x\n[Entry]\nMaxLength=9")
+  #expect(config.entry.minLength == 5)
+  #expect(config.entry.maxLength == 9)
+}
+
+@Test func keypadNamesMayHoldSpacesAndPunctuation() throws {
+  let config = try parse("[Keypad  Front door (east) ]\nGrab=no")
+  #expect(config.keypads.map(\.name) == ["Front door (east)"])
+}
+
+// MARK: - Errors, with file and line
+
+struct BadConfig: Sendable, CustomStringConvertible {
+  var text: String
+  var line: Int
+  var message: String
+  init(_ text: String, _ line: Int, _ message: String) {
+    self.text = text
+    self.line = line
+    self.message = message
+  }
+  var description: String {
+    text.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: " ⏎ ")
+  }
+}
+
+@Test(arguments: [
+  // Syntax
+  BadConfig("MinLength=4", 1, "MinLength= comes before any [Section] header"),
+  BadConfig("# hello\n\nMinLength=4", 3, "MinLength= comes before any [Section] header"),
+  BadConfig("[Entry]\nMinLength 4", 2, "expected Key=Value, a [Section] header or a comment"),
+  BadConfig("[Entry]\n=4", 2, "the key name before '=' is missing"),
+  BadConfig(
+    "[Entry]\nminlength=4", 2, "unknown key minlength in [Entry] (did you mean MinLength?)"),
+  BadConfig("[Entry]\nPinLength=4", 2, "unknown key PinLength in [Entry]"),
+  BadConfig("[Entry]\nOutput=fb", 2, "unknown key Output in [Entry]"),
+  BadConfig("[Keypad a]\nMask=dots", 2, "unknown key Mask in [Keypad a]"),
+  // Headers
+  BadConfig("[Entry]\n[Entry", 2, "section header [Entry is missing its closing ']'"),
+  BadConfig("[]", 1, "empty section header []"),
+  BadConfig("[  ]", 1, "empty section header []"),
+  BadConfig(
+    "[Global]", 1,
+    "unknown section [Global] (expected Entry, Lockout, Keypad NAME, Display or Socket)"),
+  BadConfig("[entry]", 1, "unknown section [entry] (did you mean [Entry]?)"),
+  BadConfig("[Entry] MinLength=4", 1, "unexpected text after the section header: MinLength=4"),
+  BadConfig("[Entry main]", 1, "[Entry] takes no name, found [Entry main]"),
+  BadConfig("[Keypad]", 1, "[Keypad] needs a name, e.g. [Keypad front-door]"),
+  BadConfig("[Keypad   ]", 1, "[Keypad] needs a name, e.g. [Keypad front-door]"),
+  BadConfig("[Keypad a]\nGrab=no\n\n[Keypad a]", 4, "[Keypad a] is already defined at line 1"),
+  BadConfig(
+    "[Keypad a\u{7}]", 1, "the keypad name in [Keypad a\u{7}] contains a control character"),
+  // Integers
+  BadConfig("[Entry]\nLength=0", 2, "Length=0 is out of range (1..32)"),
+  BadConfig("[Entry]\nLength=33", 2, "Length=33 is out of range (1..32)"),
+  BadConfig("[Entry]\nLength=four", 2, "Length=four is not a whole number"),
+  BadConfig("[Entry]\nLength=4.0", 2, "Length=4.0 is not a whole number"),
+  BadConfig("[Entry]\nMinLength=-1", 2, "MinLength=-1 is out of range (1..32)"),
+  BadConfig(
+    "[Entry]\nMaxLength=99999999999999999999", 2,
+    "MaxLength=99999999999999999999 is not a whole number"),
+  BadConfig("[Lockout]\nMaxFailures=0", 2, "MaxFailures=0 must be at least 1"),
+  // Durations
+  BadConfig("[Entry]\nInterKeyTimeoutSec=-1", 2, "InterKeyTimeoutSec=-1 must not be negative"),
+  BadConfig(
+    "[Entry]\nInterKeyTimeoutSec=nan", 2,
+    "InterKeyTimeoutSec=nan is not a number of seconds (e.g. 5 or 0.015)"),
+  BadConfig(
+    "[Entry]\nTotalTimeoutSec=inf", 2,
+    "TotalTimeoutSec=inf is not a number of seconds (e.g. 5 or 0.015)"),
+  BadConfig(
+    "[Entry]\nTotalTimeoutSec=1e3", 2,
+    "TotalTimeoutSec=1e3 is not a number of seconds (e.g. 5 or 0.015)"),
+  BadConfig(
+    "[Entry]\nTotalTimeoutSec=30s", 2,
+    "TotalTimeoutSec=30s is not a number of seconds (e.g. 5 or 0.015)"),
+  BadConfig(
+    "[Entry]\nRevealSec=.5", 2, "RevealSec=.5 is not a number of seconds (e.g. 5 or 0.015)"),
+  BadConfig(
+    "[Entry]\nRevealSec=5.", 2, "RevealSec=5. is not a number of seconds (e.g. 5 or 0.015)"),
+  BadConfig(
+    "[Entry]\nRevealSec=1.2.3", 2, "RevealSec=1.2.3 is not a number of seconds (e.g. 5 or 0.015)"),
+  BadConfig("[Entry]\nRevealSec=0", 2, "RevealSec=0 must be more than 0"),
+  BadConfig(
+    "[Entry]\nBurstIntervalSec=0.0000000001", 2,
+    "BurstIntervalSec=0.0000000001 is more precise than a nanosecond"),
+  BadConfig(
+    "[Lockout]\nLockoutMaxSec=31536001", 2,
+    "LockoutMaxSec=31536001 is too long (at most 31536000 seconds)"),
+  BadConfig("[Socket]\nVerdictTimeoutSec=0.0", 2, "VerdictTimeoutSec=0.0 must be more than 0"),
+  BadConfig(
+    "[Socket]\nDeliveryTimeoutSec=soon", 2,
+    "DeliveryTimeoutSec=soon is not a number of seconds (e.g. 5 or 0.015)"),
+  // Keys
+  BadConfig(
+    "[Entry]\nSubmitKeys=KEY_ENTER KEY_ENTR", 2, "SubmitKeys: KEY_ENTR is not a kernel key name"),
+  BadConfig(
+    "[Entry]\nClearKeys=key_esc", 2,
+    "ClearKeys: key_esc is not a kernel key name (names are upper case)"),
+  BadConfig(
+    "[Entry]\nRevealKeys=KEY_KP5", 2,
+    "RevealKeys: KEY_KP5 is a digit key and cannot be a control key"),
+  BadConfig(
+    "[Entry]\nBackspaceKeys=KEY_0", 2,
+    "BackspaceKeys: KEY_0 is a digit key and cannot be a control key"),
+  // Digits, choices, booleans, sizes, paths
+  BadConfig("[Entry]\nAllowedDigits=12a", 2, "AllowedDigits=12a may contain only the digits 0-9"),
+  BadConfig("[Entry]\nAllowedDigits=1 2", 2, "AllowedDigits=1 2 may contain only the digits 0-9"),
+  BadConfig("[Entry]\nAllowedDigits=1231", 2, "AllowedDigits=1231 lists 1 twice"),
+  BadConfig("[Entry]\nMask=stars", 2, "Mask=stars is not one of dots, digits or fixed"),
+  BadConfig("[Entry]\nBursts=Accept", 2, "Bursts=Accept is not one of accept or reject"),
+  BadConfig("[Display]\nOutput=drm", 2, "Output=drm is not one of auto, fb, console or none"),
+  BadConfig(
+    "[Display]\nKeypadLayout=qwerty", 2, "KeypadLayout=qwerty is not one of phone or scrambled"),
+  BadConfig(
+    "[Display]\nOnScreenKeypad=maybe", 2, "OnScreenKeypad=maybe is not a boolean (use yes or no)"),
+  BadConfig("[Keypad a]\nGrab=2", 2, "Grab=2 is not a boolean (use yes or no)"),
+  BadConfig("[Display]\nSnapshotSize=800", 2, "SnapshotSize=800 is not a size like 800x480"),
+  BadConfig(
+    "[Display]\nSnapshotSize=800X480", 2, "SnapshotSize=800X480 is not a size like 800x480"),
+  BadConfig(
+    "[Display]\nSnapshotSize=-800x480", 2, "SnapshotSize=-800x480 is not a size like 800x480"),
+  BadConfig(
+    "[Display]\nSnapshotSize=15x480", 2, "SnapshotSize=15x480: width and height must be 16..8192"),
+  BadConfig(
+    "[Display]\nSnapshotSize=800x8193", 2,
+    "SnapshotSize=800x8193: width and height must be 16..8192"),
+  BadConfig("[Socket]\nPath=pinpadd.sock", 2, "Path=pinpadd.sock must be an absolute path"),
+  // Between keys: the later line is blamed
+  BadConfig("[Entry]\nMinLength=9\n\nMaxLength=8", 4, "MinLength=9 is larger than MaxLength=8"),
+  BadConfig("[Entry]\nMaxLength=8\nMinLength=9", 3, "MinLength=9 is larger than MaxLength=8"),
+  BadConfig("[Entry]\nMinLength=9", 2, "MinLength=9 is larger than MaxLength=8"),
+  BadConfig("[Entry]\nMaxLength=3", 2, "MinLength=4 is larger than MaxLength=3"),
+  BadConfig("[Lockout]\nLockoutSec=1000", 2, "LockoutSec=1000 is longer than LockoutMaxSec=900"),
+  BadConfig(
+    "[Lockout]\nLockoutSec=10\nLockoutMaxSec=9.5", 3,
+    "LockoutSec=10 is longer than LockoutMaxSec=9.5"),
+  BadConfig(
+    "[Entry]\nSubmitKeys=", 2,
+    "SubmitKeys= is empty and Length= is not set: no code could ever be submitted"),
+  BadConfig(
+    "[Entry]\nSubmitKeys=\nLength=4\nLength=", 4,
+    "SubmitKeys= is empty and Length= is not set: no code could ever be submitted"),
+  BadConfig(
+    "[Entry]\nClearKeys=KEY_ESC KEY_KPENTER", 2, "KEY_KPENTER is in both SubmitKeys and ClearKeys"),
+  BadConfig(
+    "[Entry]\nRevealKeys=KEY_BACKSPACE\nSubmitKeys=KEY_ENTER", 2,
+    "KEY_BACKSPACE is in both BackspaceKeys and RevealKeys"),
+  BadConfig(
+    "[Socket]\nAllowUsers=\n[Socket]\nAllowGroups=", 4,
+    "AllowUsers= and AllowGroups= are both empty: no controller could connect"),
+])
+func invalidConfigurationsNameTheirLine(_ bad: BadConfig) {
+  #expect(
+    error(bad.text) == ConfigError(path: "pinpadd.conf", line: bad.line, message: bad.message))
+}
+
+@Test func anErrorReadsAsPathLineMessage() {
+  let problem = error("[Entry]\nMaxLength=8\n\n\n\n\nMinLength=9")
+  #expect(problem?.description == "pinpadd.conf:7: MinLength=9 is larger than MaxLength=8")
+}
+
+@Test func anErrorInADropInNamesTheDropIn() {
+  let problem = error([
+    ("/etc/pinpadd/pinpadd.conf", "[Entry]\nMinLength=6\n"),
+    ("/etc/pinpadd/pinpadd.conf.d/10-a.conf", "[Entry]\n# shorter codes\nMaxLength=5\n"),
+    ("/etc/pinpadd/pinpadd.conf.d/20-b.conf", "[Display]\nPrompt=Hi\n"),
+  ])
+  #expect(
+    problem?.description
+      == "/etc/pinpadd/pinpadd.conf.d/10-a.conf:3: MinLength=6 is larger than MaxLength=5")
+}
+
+@Test func aCrossKeyErrorBlamesTheLaterFileEvenAtAnEarlierLine() {
+  let problem = error([
+    ("pinpadd.conf", "\n\n\n\n[Lockout]\nLockoutMaxSec=60\n"),
+    ("pinpadd.conf.d/10.conf", "[Lockout]\nLockoutSec=120\n"),
+  ])
+  #expect(
+    problem
+      == ConfigError(
+        path: "pinpadd.conf.d/10.conf", line: 2,
+        message: "LockoutSec=120 is longer than LockoutMaxSec=60"))
+}
+
+@Test func aSameNamedKeypadInTwoFilesIsNoDuplicate() {
+  #expect(error([("a.conf", "[Keypad x]\nGrab=no"), ("b.conf", "[Keypad x]\nGrab=yes")]) == nil)
+  #expect(
+    error([("a.conf", "[Keypad x]"), ("b.conf", "[Keypad x]\n[Keypad x]")])?.description
+      == "b.conf:2: [Keypad x] is already defined at line 1")
+}
+
+@Test func aLaterDropInCanRepairAnEarlierCrossKeyProblem() throws {
+  let config = try parse([("a.conf", "[Entry]\nMinLength=10"), ("b.conf", "[Entry]\nMaxLength=12")])
+  #expect(config.entry.minLength == 10)
+  #expect(config.entry.maxLength == 12)
+}
+
+// MARK: - render()
+
+@Test func renderingTheDefaultsWritesEveryKey() throws {
+  let text = Configuration().render()
+  for key in ConfigParser.entryKeys + ConfigParser.lockoutKeys + ConfigParser.displayKeys
+    + ConfigParser.socketKeys
+  {
+    #expect(text.contains("\n\(key)=") || text.contains("\n# \(key)="), "\(key)")
+  }
+  #expect(text.hasPrefix("[Entry]\nLength=\nMinLength=4\n"))
+  #expect(text.contains("\nBurstIntervalSec=0.015\n"))
+  #expect(text.contains("\n# Group=pinpadd (default)\n"))
+  #expect(try parse(text) == Configuration())
+}
+
+@Test func renderingAFullConfigurationParsesBackEqual() throws {
+  let config = everyKeyConfiguration()
+  let text = config.render()
+  #expect(text.contains("[Keypad front]\nMatch=usb:1a2c:0e24 *Keypad*\nGrab=no\n"))
+  #expect(text.contains("\nAllowedDigits=13579\n"))
+  #expect(text.contains("\nGroup=door\n"))
+  #expect(try parse(text) == config)
+}
+
+@Test func renderingRoundTripsEmptyListsAndExplicitNames() throws {
+  let configs = [
+    try parse(specListing),
+    try parse("[Entry]\nLength=4\nSubmitKeys=\nRevealKeys=\n[Socket]\nAllowUsers=\nAllowGroups=x"),
+    try parse("[Keypad a]\nMatch=\n[Keypad b]\n[Entry]\nInterKeyTimeoutSec=0.000000001\n"),
+  ]
+  for config in configs {
+    #expect(try parse(config.render()) == config)
+    #expect(config.render() == (try parse(config.render()).render()))
+  }
+}
