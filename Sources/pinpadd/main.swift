@@ -1,1 +1,4 @@
-print("pinpadd")
+import Glibc
+import PinpadDaemon
+
+exit(DaemonMain.run(arguments: Array(CommandLine.arguments.dropFirst())))

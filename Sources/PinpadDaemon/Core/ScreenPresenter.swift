@@ -22,6 +22,8 @@ public struct ScreenPresenter {
     result = (phase, now + ScreenPresenter.resultDuration)
   }
 
+  public var hasResult: Bool { result != nil }
+
   /// A key was pressed: a shown verdict gives way to the entry.
   public mutating func keyPressed() { result = nil }
 

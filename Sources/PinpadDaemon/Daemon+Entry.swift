@@ -1,0 +1,184 @@
+import PinpadCore
+import PinpadSystem
+
+/// Keys in, actions out: the part of the daemon between inputs and the entry core.
+extension Daemon {
+  func machine(for keypad: String) -> EntryMachine {
+    if let machine = machines[keypad] { return machine }
+    let machine = EntryMachine(
+      rules: config.entry, lockout: config.lockout,
+      state: savedLockouts[keypad] ?? savedLockouts["*"] ?? LockoutState())
+    machines[keypad] = machine
+    return machine
+  }
+
+  /// An event from an input that feeds `keypad`.
+  func handle(_ event: InputEvent, keypad: String) {
+    switch event {
+    case .quit:
+      log.info("stopping: Ctrl-C on the terminal input")
+      loop.stop()
+    case .dropped(let time):
+      let now = advance(to: time)
+      log.warning("keypad \(keypad): events lost in the kernel (SYN_DROPPED), entry wiped")
+      feed(.eventsDropped, keypad: keypad, now: now)
+    case .key(let code, let value, let time):
+      let now = advance(to: time)
+      if value == 1 {
+        // Plymouth's habit: key events only at debug level, and never which digit.
+        log.debug("keypad \(keypad): \(code.digit == nil ? code.name : "digit key") pressed")
+        if activeKeypad != keypad || presenter.hasResult {
+          activeKeypad = keypad
+          presenter.keyPressed()
+        }
+      }
+      feed(.key(code, value: value), keypad: keypad, now: now)
+    }
+  }
+
+  func feed(_ input: EntryInput, keypad: String, now: Instant) {
+    _ = machine(for: keypad)
+    let actions = machines[keypad]!.handle(input, now: now)
+    perform(actions, keypad: keypad, now: now)
+  }
+
+  /// Carries out what the core asked for.
+  func perform(_ actions: [EntryAction], keypad: String, now: Instant) {
+    for action in actions {
+      switch action {
+      case .entry(let event, let length):
+        server?.broadcast(DaemonMessage.entry(keypad: keypad, event: event, length: length))
+        if event == .started, config.display.keypadLayout == .scrambled {
+          var cells: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 0]
+          cells.shuffle(using: &random)
+          presenter.padCells = cells
+        }
+        if event == .timeout { log.info("keypad \(keypad): entry timed out") }
+      case .submit(let digits):
+        submit(digits, keypad: keypad, now: now)
+      case .feedback(let feedback):
+        presenter.showFeedback(feedback, now: now)
+      case .lockout(let seconds):
+        log.warning("keypad \(keypad): locked out for \(seconds) s after repeated denials")
+        server?.broadcast(DaemonMessage.lockout(keypad: keypad, seconds: seconds))
+        saveLockouts()
+      case .screenChanged:
+        break  // the screen is redrawn after every batch of events when its model changed
+      }
+    }
+  }
+
+  /// A completed code: to every client now, or held until one connects.
+  func submit(_ digits: SecretDigits, keypad: String, now: Instant) {
+    let id = attempts.add(
+      keypad: keypad, digits: digits, deadline: now + config.socket.deliveryTimeout)
+    log.info("keypad \(keypad): code submitted as attempt \(id)")
+    Systemd.notify("STATUS=Checking attempt \(id)")
+    deliverWaitingCodes(now: now)
+    if server?.count ?? 0 == 0 {
+      log.warning("attempt \(id): no controller connected, waiting up to \(config.socket.deliveryTimeout.seconds) s")
+    }
+  }
+
+  /// Sends every held code to the connected clients and wipes it.
+  func deliverWaitingCodes(now: Instant) {
+    guard let server, server.count > 0 else { return }
+    let at = Clock.iso8601(wallNanoseconds: Clock.wallNanoseconds())
+    attempts.deliverWaiting(verdictDeadline: now + config.socket.verdictTimeout) {
+      id, keypad, digits in
+      var line: [UInt8] = []
+      line.reserveCapacity(256)
+      DaemonMessage.appendCode(id: id, keypad: keypad, digits: digits, at: at, to: &line)
+      let clients = server.broadcastSecret(&line)
+      log.debug("attempt \(id): sent to \(clients) client(s)")
+    }
+  }
+
+  /// The controller's verdict for attempt `id`.
+  func verdict(id: String, granted: Bool, message: String?, from client: SocketClient) {
+    let now = now()
+    switch attempts.decide(id: id) {
+    case .accepted(let keypad):
+      let result = granted ? "granted" : "denied"
+      log.info("attempt \(id) on keypad \(keypad): \(result) by client \(client.serial)")
+      server?.broadcast(DaemonMessage.verdict(id: id, result: result))
+      feed(.verdict(granted ? .granted : .denied), keypad: keypad, now: now)
+      activeKeypad = keypad
+      if granted {
+        presenter.showResult(.granted(message: message), now: now)
+      } else if case .locked = machines[keypad]?.phase {
+        presenter.keyPressed()  // the lockout countdown says it all
+      } else {
+        presenter.showResult(
+          .denied(message: message, attemptsLeft: machines[keypad]?.attemptsLeft), now: now)
+      }
+      saveLockouts()
+      Systemd.notify("STATUS=Waiting for keys")
+    case .alreadyDecided:
+      server?.send(DaemonMessage.error("attempt \(id) was already decided"), to: client)
+    case .unknown, .notDelivered:
+      server?.send(DaemonMessage.error("unknown attempt id"), to: client)
+    }
+  }
+
+  /// The deadline timer fired: timeouts in the core, deliveries, the screen.
+  func tick() {
+    let now = now()
+    for name in Array(machines.keys) {
+      if let deadline = machines[name]?.nextDeadline, deadline <= now {
+        feed(.tick, keypad: name, now: now)
+      }
+    }
+    for expired in attempts.expire(now: now) {
+      activeKeypad = expired.keypad
+      if expired.delivered {
+        log.warning("attempt \(expired.id): no verdict within \(config.socket.verdictTimeout.seconds) s")
+        server?.broadcast(DaemonMessage.verdict(id: expired.id, result: "timeout"))
+        feed(.verdict(.noResponse), keypad: expired.keypad, now: now)
+        presenter.showResult(.noResponse, now: now)
+      } else {
+        log.warning("attempt \(expired.id): no controller took it, code wiped")
+        feed(.verdict(.undelivered), keypad: expired.keypad, now: now)
+        presenter.showResult(.unavailable, now: now)
+      }
+      Systemd.notify("STATUS=Waiting for keys")
+    }
+    _ = presenter.expire(now: now)
+  }
+
+  // MARK: Lockout state
+
+  func loadLockouts() {
+    do {
+      try FileSystem.makeDirectories(options.stateDirectory, mode: 0o700)
+    } catch {
+      statePersistent = false
+      log.warning("lockouts will not survive a restart: \(error)")
+      return
+    }
+    guard FileSystem.exists(lockout.path) else { return }
+    let text: String
+    do { text = String(decoding: try FileSystem.read(lockout.path), as: UTF8.self) } catch {
+      log.error("\(error); every keypad starts locked for \(config.lockout.lockout.seconds) s")
+      savedLockouts["*"] = LockoutState(level: 1, lockedUntil: now() + config.lockout.lockout)
+      return
+    }
+    let parsed = LockoutStore.parse(
+      text, nowMono: now(), nowWallMs: Clock.wallNanoseconds() / 1_000_000,
+      conservative: config.lockout.lockout)
+    for problem in parsed.problems {
+      log.error("\(lockout.path): \(problem); treated as locked for \(config.lockout.lockout.seconds) s")
+    }
+    savedLockouts = parsed.states
+  }
+
+  func saveLockouts() {
+    for (name, machine) in machines { savedLockouts[name] = machine.lockoutState }
+    guard statePersistent else { return }
+    let text = LockoutStore.render(
+      savedLockouts, nowMono: now(), nowWallMs: Clock.wallNanoseconds() / 1_000_000)
+    do { try FileSystem.writeAtomically(lockout.path, Array(text.utf8)) } catch {
+      log.error("cannot save lockout state: \(error)")
+    }
+  }
+}

@@ -1,0 +1,140 @@
+import PinpadCore
+import PinpadSystem
+
+/// The controller socket: where it comes from, who may use it, what it answers.
+extension Daemon {
+  func openSocket() throws(StartError) {
+    let policy = try accessPolicy()
+    let fd: FileDescriptor
+    if let passed = Systemd.listenDescriptors().first(where: UnixSocket.isListeningStream) {
+      fd = passed
+      log.info("socket: using the socket passed by systemd")
+    } else {
+      let path = options.socketPath ?? config.socket.path
+      fd = try bindSocket(path: path)
+      ownedSocketPath = path
+      log.info("socket: listening on \(path)")
+    }
+    listener = fd
+    do {
+      let server = try SocketServer(
+        listener: fd, loop: loop, policy: policy, version: pinpaddVersion, log: log)
+      server.onRequest = { [unowned self] client, request in self.answer(request, from: client) }
+      server.onClientReady = { [unowned self] _ in self.deliverWaitingCodes(now: self.now()) }
+      self.server = server
+    } catch {
+      throw .unavailable("socket: \(error)")
+    }
+  }
+
+  /// Binds `path` with mode 0660 and the configured group. A socket file left by a
+  /// daemon that died is replaced; one that still answers is not.
+  private func bindSocket(path: String) throws(StartError) -> FileDescriptor {
+    let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+    if !folder.isEmpty, !FileSystem.isDirectory(folder) {
+      do { try FileSystem.makeDirectories(folder, mode: 0o755) } catch {
+        throw .unavailable("socket: \(error)")
+      }
+    }
+    if FileSystem.exists(path) {
+      guard FileSystem.isSocket(path) else {
+        throw .unavailable("socket: \(path) exists and is not a socket")
+      }
+      if UnixSocket.isAnswering(path: path) {
+        throw .unavailable("socket: another process is answering on \(path)")
+      }
+      FileSystem.remove(path)
+    }
+    let fd: FileDescriptor
+    do {
+      fd = try FileSystem.withUmask(0o117) { try UnixSocket.listen(path: path) }
+    } catch {
+      throw .unavailable("socket: cannot listen on \(path): \(error)")
+    }
+    let gid = try resolveGroup()
+    do {
+      try FileSystem.setGroup(path, gid)
+    } catch {
+      log.warning("socket: \(error)")
+    }
+    try? FileSystem.setMode(path, 0o660)
+    return fd
+  }
+
+  /// `[Socket] Group=`: a missing default group falls back to the daemon's own group
+  /// with a warning; a missing group that was written in the file is an error.
+  private func resolveGroup() throws(StartError) -> UInt32 {
+    let name = config.socket.group
+    if let gid = Accounts.groupID(named: name) { return gid }
+    if config.socket.explicitKeys.contains("Group") {
+      throw .configuration("[Socket] Group=\(name): no such group")
+    }
+    log.warning("socket: group \(name) does not exist, using the daemon's own group")
+    return ProcessSetup.groupID
+  }
+
+  private func accessPolicy() throws(StartError) -> AccessPolicy {
+    var uids = Set<UInt32>()
+    var gids = Set<UInt32>()
+    for name in config.socket.allowUsers {
+      if let uid = Accounts.userID(named: name) {
+        uids.insert(uid)
+      } else if config.socket.explicitKeys.contains("AllowUsers") {
+        throw .configuration("[Socket] AllowUsers: no such user \(name)")
+      } else {
+        log.warning("socket: user \(name) does not exist")
+      }
+    }
+    for name in config.socket.allowGroups {
+      if let gid = Accounts.groupID(named: name) {
+        gids.insert(gid)
+      } else if config.socket.explicitKeys.contains("AllowGroups") {
+        throw .configuration("[Socket] AllowGroups: no such group \(name)")
+      } else {
+        log.warning("socket: group \(name) does not exist, allowing the daemon's own group")
+        gids.insert(ProcessSetup.groupID)
+      }
+    }
+    return AccessPolicy(uids: uids, gids: gids)
+  }
+
+  func answer(_ request: ClientRequest, from client: SocketClient) {
+    switch request {
+    case .status:
+      server?.send(DaemonMessage.status(statusFields()), to: client)
+    case .verdict(let id, let granted, let message):
+      verdict(id: id, granted: granted, message: message, from: client)
+    }
+  }
+
+  /// The `status` answer: names, phases, lengths and counts; never a digit.
+  func statusFields() -> [(String, JSONValue)] {
+    let now = now()
+    let keypads: [JSONValue] = machines.keys.sorted().map { name in
+      let machine = machines[name]!
+      var phase = "idle"
+      var lockedSeconds = 0
+      switch machine.phase {
+      case .idle: phase = "idle"
+      case .entering: phase = "entering"
+      case .checking: phase = "checking"
+      case .locked(let until):
+        phase = "locked"
+        lockedSeconds = Int(((until - now).nanoseconds + 999_999_999) / 1_000_000_000)
+      }
+      return .object([
+        ("name", .string(name)), ("state", .string(phase)),
+        ("length", .number(Double(machine.length))),
+        ("failures", .number(Double(machine.lockoutState.failures))),
+        ("locked_seconds", .number(Double(lockedSeconds))),
+      ])
+    }
+    return [
+      ("version", .string(pinpaddVersion)),
+      ("keypads", .array(keypads)),
+      ("inputs", .array(inputs.map { .string($0.keypad) })),
+      ("clients", .number(Double(server?.count ?? 0))),
+      ("pending", .number(Double(attempts.attempts.count))),
+    ]
+  }
+}

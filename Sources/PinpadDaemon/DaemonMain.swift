@@ -1,0 +1,75 @@
+import PinpadCore
+import PinpadSystem
+
+/// `pinpadd`'s main: OS setup first (signals blocked before any thread exists), then
+/// the command line, the configuration, and the daemon. Returns the exit code.
+public enum DaemonMain {
+  public static func run(arguments: [String]) -> Int32 {
+    let signals: SignalReader
+    do {
+      signals = try SignalReader(blocking: [
+        SignalNumbers.hangup, SignalNumbers.interrupt, SignalNumbers.terminate,
+      ])
+    } catch {
+      printError("pinpadd: cannot set up signals: \(error)")
+      return 1
+    }
+    SignalReader.ignoreBrokenPipes()
+    ProcessSetup.forbidDumps()
+
+    let options: Options
+    do { options = try Options(parsing: arguments) } catch {
+      printError("pinpadd: \(error)")
+      return 64
+    }
+    switch options.mode {
+    case .help:
+      print(Options.usage)
+      return 0
+    case .version:
+      print("pinpadd \(pinpaddVersion)")
+      return 0
+    case .checkConfig, .run, .listDevices:
+      break
+    }
+    let config: Configuration
+    do {
+      config = try ConfigLoader.load(path: options.configPath, required: options.configPathGiven)
+    } catch {
+      printError(error.description)
+      return 78
+    }
+    switch options.mode {
+    case .checkConfig:
+      print(config.render(), terminator: "")
+      return 0
+    case .listDevices:
+      return listDevices(config: config)
+    default:
+      break
+    }
+
+    let log = Logger(level: options.logLevel)
+    if options.logLevel == .debug {
+      log.debug("debug logging: key events are logged by name, digits never")
+    }
+    ProcessSetup.lockMemoryIfAllowed()
+    let daemon: Daemon
+    do {
+      daemon = try Daemon(options: options, config: config, signals: signals, log: log)
+    } catch {
+      log.error(error.description)
+      return error.exitCode
+    }
+    return daemon.run()
+  }
+
+  static func listDevices(config: Configuration) -> Int32 {
+    printError("pinpadd: --list-devices is not available in this build")
+    return 69
+  }
+
+  static func printError(_ line: String) {
+    try? FileDescriptor.standardError.writeAll(Array((line + "\n").utf8))
+  }
+}
