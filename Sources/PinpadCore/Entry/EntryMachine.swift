@@ -148,7 +148,7 @@ public struct EntryMachine {
       if fitsRules() {
         if rules.mask == .digits || rules.reveal <= .zero { revealUntil = nil }
       } else {
-        endEntry()
+        endEntry(&out)
         out.append(.entry(.cleared, length: 0))
       }
     }
@@ -202,7 +202,7 @@ public struct EntryMachine {
       case .settle:
         settle(at: due.at, &out)
       case .interKey, .total:
-        endEntry()
+        endEntry(&out)
         out.append(.entry(.timeout, length: 0))
       case .reveal:
         revealUntil = nil
@@ -333,7 +333,7 @@ public struct EntryMachine {
       digits.removeLast()
       out.screenChanged = true
       if digits.isEmpty {
-        endEntry()
+        endEntry(&out)
         out.append(.entry(.deleted, length: 0))
       } else {
         lastKeyAt = time
@@ -341,7 +341,7 @@ public struct EntryMachine {
       }
     case .clear:
       guard !digits.isEmpty else { return }
-      endEntry()
+      endEntry(&out)
       out.append(.entry(.cleared, length: 0))
     case .reveal:
       guard !digits.isEmpty, rules.mask != .digits, rules.reveal > .zero else { return }
@@ -389,10 +389,11 @@ public struct EntryMachine {
   }
 
   /// Wipes the entry and returns to idle.
-  private mutating func endEntry() {
+  private mutating func endEntry(_ out: inout Output) {
     digits.wipe()
     revealUntil = nil
     mode = .idle
+    out.screenChanged = true
   }
 
   /// Would the current entry be valid under `rules`?
@@ -415,9 +416,8 @@ public struct EntryMachine {
     pendingOverflow = false
     pendingDigits.wipe()
     guard mode == .entering else { return }
-    endEntry()
+    endEntry(&out)
     out.append(.entry(.cleared, length: 0))
-    out.screenChanged = true
   }
 
   private mutating func verdict(_ outcome: VerdictOutcome, at now: Instant, _ out: inout Output) {
