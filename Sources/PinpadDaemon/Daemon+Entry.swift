@@ -76,7 +76,9 @@ extension Daemon {
     Systemd.notify("STATUS=Checking attempt \(id)")
     deliverWaitingCodes(now: now)
     if server?.count ?? 0 == 0 {
-      log.warning("attempt \(id): no controller connected, waiting up to \(config.socket.deliveryTimeout.seconds) s")
+      log.warning(
+        "attempt \(id): no controller connected, waiting up to \(config.socket.deliveryTimeout.seconds) s"
+      )
     }
   }
 
@@ -132,7 +134,8 @@ extension Daemon {
     for expired in attempts.expire(now: now) {
       activeKeypad = expired.keypad
       if expired.delivered {
-        log.warning("attempt \(expired.id): no verdict within \(config.socket.verdictTimeout.seconds) s")
+        log.warning(
+          "attempt \(expired.id): no verdict within \(config.socket.verdictTimeout.seconds) s")
         server?.broadcast(DaemonMessage.verdict(id: expired.id, result: "timeout"))
         feed(.verdict(.noResponse), keypad: expired.keypad, now: now)
         presenter.showResult(.noResponse, now: now)
@@ -167,7 +170,8 @@ extension Daemon {
       text, nowMono: now(), nowWallMs: Clock.wallNanoseconds() / 1_000_000,
       conservative: config.lockout.lockout)
     for problem in parsed.problems {
-      log.error("\(lockout.path): \(problem); treated as locked for \(config.lockout.lockout.seconds) s")
+      log.error(
+        "\(lockout.path): \(problem); treated as locked for \(config.lockout.lockout.seconds) s")
     }
     savedLockouts = parsed.states
   }

@@ -56,7 +56,7 @@ extension Daemon {
           self.handle(event, keypad: input.keypad)
         }
       } catch {
-        throw .unavailable(error.description)
+        throw .unavailable("\(error)")
       }
       inputs.append(input)
     }

@@ -177,7 +177,8 @@ public final class Daemon {
     config.keypads = loaded.keypads
     let now = now()
     for name in Array(machines.keys) {
-      let actions = machines[name]!.reconfigure(rules: config.entry, lockout: config.lockout, now: now)
+      let actions = machines[name]!.reconfigure(
+        rules: config.entry, lockout: config.lockout, now: now)
       perform(actions, keypad: name, now: now)
     }
     log.info("configuration reloaded")

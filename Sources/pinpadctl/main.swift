@@ -1,1 +1,4 @@
-print("pinpadctl")
+import Glibc
+import PinpadDaemon
+
+exit(ControlMain.run(arguments: Array(CommandLine.arguments.dropFirst())))

@@ -66,7 +66,9 @@ public enum ConsoleRenderer {
           case .backspace: label = "<- "
           case .ok: label = "OK "
           }
-          out += pad.pressed == pad.key(row: row, column: column) ? "\u{1B}[7m\(label)\u{1B}[0m " : label + " "
+          out +=
+            pad.pressed == pad.key(row: row, column: column)
+            ? "\u{1B}[7m\(label)\u{1B}[0m " : label + " "
         }
         out += "\r\n"
       }

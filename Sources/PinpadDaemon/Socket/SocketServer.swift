@@ -133,7 +133,8 @@ public final class SocketServer {
         if client.closed { return }
       }
       if client.input.count > ProtocolVersion.maxLineBytes {
-        send(DaemonMessage.error("line longer than \(ProtocolVersion.maxLineBytes) bytes"), to: client)
+        send(
+          DaemonMessage.error("line longer than \(ProtocolVersion.maxLineBytes) bytes"), to: client)
         disconnect(client, reason: "sent a line over \(ProtocolVersion.maxLineBytes) bytes")
         return
       }

@@ -135,12 +135,13 @@ public struct Options: Sendable {
       default:
         throw UsageError("unknown argument \(argument) (see pinpadd --help)")
       }
-      if inline != nil, ["--check-config", "--list-devices", "--version", "--help"].contains(flag)
-      {
+      if inline != nil, ["--check-config", "--list-devices", "--version", "--help"].contains(flag) {
         throw UsageError("\(flag) takes no value")
       }
     }
-    guard modes.count <= 1 else { throw UsageError("choose one of --check-config, --list-devices, --version, --help") }
+    guard modes.count <= 1 else {
+      throw UsageError("choose one of --check-config, --list-devices, --version, --help")
+    }
     mode = modes.first ?? .run
     if [.checkConfig, .listDevices].contains(mode),
       !inputs.isEmpty || display != nil || socketPath != nil

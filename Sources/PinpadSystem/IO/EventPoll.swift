@@ -101,8 +101,11 @@ public final class SignalReader {
   /// Blocks `signals` in this thread (and threads made after) and opens a signalfd.
   public init(blocking signals: [Int32]) throws(Errno) {
     var set = sigset_t()
-    _ = try syscall { signals.withUnsafeBufferPointer {
-      pinpad_block_signals($0.baseAddress, Int32($0.count), &set) } == 0 ? 0 : -1 }
+    _ = try syscall {
+      signals.withUnsafeBufferPointer {
+        pinpad_block_signals($0.baseAddress, Int32($0.count), &set)
+      } == 0 ? 0 : -1
+    }
     fd = FileDescriptor(rawValue: try syscall { pinpad_signalfd(&set) })
   }
   deinit { fd.close() }

@@ -32,7 +32,9 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
   /// read(2) into the start of `buffer`; 0 means end of file.
   public func read(into buffer: inout [UInt8]) throws(Errno) -> Int {
     let fd = rawValue
-    return try syscall { buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) } }
+    return try syscall {
+      buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+    }
   }
 
   /// write(2) of as much of `buffer` as the kernel takes now.

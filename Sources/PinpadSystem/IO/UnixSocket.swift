@@ -12,7 +12,8 @@ public struct PeerCredentials: Equatable, Sendable {
 public enum UnixSocket {
   /// socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC [| SOCK_NONBLOCK]).
   public static func stream(nonBlocking: Bool) throws(Errno) -> FileDescriptor {
-    let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+    let type =
+      Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
       | (nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0)
     return FileDescriptor(rawValue: try syscall { socket(AF_UNIX, type, 0) })
   }

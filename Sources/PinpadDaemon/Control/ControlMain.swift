@@ -1,0 +1,146 @@
+import PinpadCore
+import PinpadSystem
+
+/// `pinpadctl`: a small client for pinpadd's socket (SPEC §1).
+public enum ControlMain {
+  public static let usage = """
+    Usage: pinpadctl [--socket PATH] listen
+           pinpadctl [--socket PATH] status
+           pinpadctl [--socket PATH] verdict ID granted|denied [--message TEXT]
+           pinpadctl [--socket PATH] serve --codes FILE
+           pinpadctl hash [NAME]
+
+      listen    print each event from the daemon as one JSON line
+      status    print the daemon's status as JSON
+      verdict   answer attempt ID
+      serve     a reference controller: grant codes whose crypt(3) hash is in FILE
+      hash      read a code from the terminal (no echo), print a NAME:HASH line for FILE
+    """
+
+  public static func run(arguments: [String]) -> Int32 {
+    SignalReader.ignoreBrokenPipes()
+    var rest = arguments[...]
+    var socketPath = "/run/pinpadd/pinpadd.sock"
+    while let first = rest.first, first.hasPrefix("--socket") {
+      rest.removeFirst()
+      if first.hasPrefix("--socket=") {
+        socketPath = String(first.dropFirst(9))
+      } else if let value = rest.popFirst() {
+        socketPath = value
+      } else {
+        return usageError("--socket needs a path")
+      }
+    }
+    guard let command = rest.popFirst() else { return usageError("a command is needed") }
+    do {
+      switch command {
+      case "listen":
+        guard rest.isEmpty else { return usageError("listen takes no arguments") }
+        return try listen(socketPath)
+      case "status":
+        guard rest.isEmpty else { return usageError("status takes no arguments") }
+        return try status(socketPath)
+      case "verdict":
+        return try verdict(socketPath, Array(rest))
+      case "serve":
+        return try ControllerService.main(socketPath: socketPath, arguments: Array(rest))
+      case "hash":
+        return try ControllerService.hashMain(arguments: Array(rest))
+      case "--help", "-h", "help":
+        print(usage)
+        return 0
+      default:
+        return usageError("unknown command \(command)")
+      }
+    } catch let error as UsageError {
+      return usageError(error.description)
+    } catch {
+      printError("pinpadctl: \(error)")
+      return 69
+    }
+  }
+
+  static func usageError(_ text: String) -> Int32 {
+    printError("pinpadctl: \(text)\n\(usage)")
+    return 64
+  }
+
+  static func printError(_ line: String) {
+    try? FileDescriptor.standardError.writeAll(Array((line + "\n").utf8))
+  }
+
+  static func printLine(_ line: String) {
+    try? FileDescriptor.standardOutput.writeAll(Array((line + "\n").utf8))
+  }
+
+  /// Connects and reads the greeting; a refused peer gets the daemon's error.
+  static func connect(_ path: String) throws -> LineConnection {
+    let connection = try LineConnection(path: path)
+    guard let hello = try connection.readLine() else {
+      throw SystemError("\(path): the daemon closed the connection", Errno(0))
+    }
+    let value = try JSONValue.parse(hello)
+    if value["type"]?.stringValue == "error" {
+      throw ControlError("\(path): \(value["reason"]?.stringValue ?? "refused")")
+    }
+    return connection
+  }
+
+  static func listen(_ path: String) throws -> Int32 {
+    let connection = try connect(path)
+    while let line = try connection.readLine() { printLine(line) }
+    return 0
+  }
+
+  static func status(_ path: String) throws -> Int32 {
+    let connection = try connect(path)
+    try connection.send(.object([("type", .string("status"))]))
+    while let line = try connection.readLine() {
+      if (try? JSONValue.parse(line))?["type"]?.stringValue == "status" {
+        printLine(line)
+        return 0
+      }
+    }
+    throw ControlError("the daemon closed the connection before answering")
+  }
+
+  static func verdict(_ path: String, _ arguments: [String]) throws -> Int32 {
+    var args = arguments[...]
+    guard let id = args.popFirst(), let result = args.popFirst(),
+      result == "granted" || result == "denied"
+    else { throw UsageError("verdict ID granted|denied [--message TEXT]") }
+    var message: String? = nil
+    while let arg = args.popFirst() {
+      if arg == "--message", let text = args.popFirst() {
+        message = text
+      } else if arg.hasPrefix("--message=") {
+        message = String(arg.dropFirst(10))
+      } else {
+        throw UsageError("unexpected \(arg)")
+      }
+    }
+    let connection = try connect(path)
+    var members: [(String, JSONValue)] = [
+      ("type", .string("verdict")), ("id", .string(id)), ("result", .string(result)),
+    ]
+    if let message { members.append(("message", .string(message))) }
+    try connection.send(.object(members))
+    // The daemon broadcasts the verdict when it takes it, or answers with an error.
+    while let line = try connection.readLine() {
+      guard let value = try? JSONValue.parse(line) else { continue }
+      switch value["type"]?.stringValue {
+      case "verdict" where value["id"]?.stringValue == id: return 0
+      case "error":
+        printError("pinpadctl: \(value["reason"]?.stringValue ?? "error")")
+        return 1
+      default: continue
+      }
+    }
+    throw ControlError("the daemon closed the connection before answering")
+  }
+}
+
+struct ControlError: Error, CustomStringConvertible {
+  var description: String
+  init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,34 @@
+import PinpadCore
+import PinpadSystem
+
+/// A blocking client connection to pinpadd's socket, read line by line (pinpadctl).
+public final class LineConnection {
+  public let fd: FileDescriptor
+  private var buffer: [UInt8] = []
+
+  public init(path: String) throws(SystemError) {
+    do { fd = try UnixSocket.connect(path: path) } catch {
+      throw SystemError("cannot connect to \(path)", error)
+    }
+  }
+  deinit { fd.close() }
+
+  /// The next line without its newline; nil at end of stream.
+  public func readLine() throws(Errno) -> String? {
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while true {
+      if let newline = buffer.firstIndex(of: 0x0A) {
+        let line = String(decoding: buffer[..<newline], as: UTF8.self)
+        buffer.removeSubrange(...newline)
+        return line
+      }
+      let n = try fd.read(into: &chunk)
+      if n == 0 { return nil }
+      buffer.append(contentsOf: chunk[0..<n])
+    }
+  }
+
+  public func send(_ value: JSONValue) throws(Errno) {
+    try fd.writeAll(Array((value.serialized + "\n").utf8))
+  }
+}
