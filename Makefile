@@ -68,6 +68,8 @@ install: build
 	install -m 0644 systemd/pinpadd.socket $(DESTDIR)/lib/systemd/system/pinpadd.socket
 	install -m 0644 udev-rules/70-pinpadd.rules $(DESTDIR)/lib/udev/rules.d/70-pinpadd.rules
 	install -m 0644 examples/pinpadd.conf $(DESTDIR)/etc/pinpadd/pinpadd.conf.example
+	install -d $(DESTDIR)/usr/lib/sysusers.d
+	install -m 0644 systemd/pinpadd.sysusers $(DESTDIR)/usr/lib/sysusers.d/pinpadd.conf
 	install -d $(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0644 man/pinpadd.8 $(DESTDIR)$(PREFIX)/share/man/man8/pinpadd.8
 	install -m 0644 man/pinpadctl.1 $(DESTDIR)$(PREFIX)/share/man/man1/pinpadctl.1
