@@ -13,7 +13,7 @@ extension Daemon {
   }
 
   /// An event from an input that feeds `keypad`.
-  func handle(_ event: InputEvent, keypad: String) {
+  func handle(_ event: SourceEvent, keypad: String) {
     switch event {
     case .quit:
       log.info("stopping: Ctrl-C on the terminal input")

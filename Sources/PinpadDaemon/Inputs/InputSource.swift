@@ -1,7 +1,7 @@
 import PinpadCore
 
 /// What an input hands the daemon.
-public enum InputEvent {
+public enum SourceEvent {
   /// An evdev key event (value 1 press, 0 release, 2 repeat) at `time`.
   case key(KeyCode, value: Int32, time: Instant)
   /// The source lost events (SYN_DROPPED).
@@ -15,7 +15,7 @@ public protocol InputSource: AnyObject {
   /// The keypad whose entry its keys go to.
   var keypad: String { get }
   /// Starts delivering events through `deliver`, on the loop's thread.
-  func start(loop: EventLoop, deliver: @escaping (InputEvent) -> Void) throws(InputError)
+  func start(loop: EventLoop, deliver: @escaping (SourceEvent) -> Void) throws(InputError)
   /// Stops and gives back what it took (terminal mode, grab). Safe to call twice.
   func close()
 }

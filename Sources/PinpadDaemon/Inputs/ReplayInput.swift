@@ -30,7 +30,7 @@ public final class ReplayInput: InputSource {
     }
   }
 
-  public func start(loop: EventLoop, deliver: @escaping (InputEvent) -> Void) throws(InputError) {
+  public func start(loop: EventLoop, deliver: @escaping (SourceEvent) -> Void) throws(InputError) {
     self.loop = loop
     start = Clock.monotonic()
     if fast {
@@ -50,7 +50,7 @@ public final class ReplayInput: InputSource {
     }
   }
 
-  private func play(until now: Instant?, _ deliver: (InputEvent) -> Void) {
+  private func play(until now: Instant?, _ deliver: (SourceEvent) -> Void) {
     while next < events.count {
       let event = events[next]
       let time = start + event.time

@@ -16,7 +16,7 @@ public final class TerminalInput: InputSource {
     self.fd = fd
   }
 
-  public func start(loop: EventLoop, deliver: @escaping (InputEvent) -> Void) throws(InputError) {
+  public func start(loop: EventLoop, deliver: @escaping (SourceEvent) -> Void) throws(InputError) {
     guard fd.isTerminal else {
       throw InputError("--input terminal: standard input is not a terminal")
     }
@@ -31,7 +31,7 @@ public final class TerminalInput: InputSource {
     self.loop = loop
   }
 
-  private func readKeys(_ deliver: (InputEvent) -> Void) {
+  private func readKeys(_ deliver: (SourceEvent) -> Void) {
     var buffer = [UInt8](repeating: 0, count: 256)
     guard let n = try? fd.read(into: &buffer), n > 0 else { return }
     let now = Clock.monotonic()
