@@ -18,6 +18,12 @@ extension Daemon {
     case .quit:
       log.info("stopping: Ctrl-C on the terminal input")
       loop.stop()
+    case .deviceAdded(let path):
+      log.info("keypad \(keypad): \(path) added")
+      server?.broadcast(DaemonMessage.keypad(name: keypad, added: true, device: path))
+    case .deviceRemoved(let path):
+      log.info("keypad \(keypad): \(path) removed")
+      server?.broadcast(DaemonMessage.keypad(name: keypad, added: false, device: path))
     case .dropped(let time):
       let now = advance(to: time)
       log.warning("keypad \(keypad): events lost in the kernel (SYN_DROPPED), entry wiped")

@@ -52,8 +52,8 @@ extension Daemon {
         case .auto, .device:
           throw InputError("keypad discovery is not available in this build; use --input terminal")
         }
-        try input.start(loop: loop) { [unowned self, unowned input] event in
-          self.handle(event, keypad: input.keypad)
+        try input.start(loop: loop) { [unowned self] keypad, event in
+          self.handle(event, keypad: keypad)
         }
       } catch {
         throw .unavailable("\(error)")

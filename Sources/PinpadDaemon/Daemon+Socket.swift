@@ -132,7 +132,7 @@ extension Daemon {
     return [
       ("version", .string(pinpaddVersion)),
       ("keypads", .array(keypads)),
-      ("inputs", .array(inputs.map { .string($0.keypad) })),
+      ("inputs", .array(inputs.map { .string($0.name) })),
       ("clients", .number(Double(server?.count ?? 0))),
       ("pending", .number(Double(attempts.attempts.count))),
     ]

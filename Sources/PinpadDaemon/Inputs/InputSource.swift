@@ -8,14 +8,18 @@ public enum SourceEvent {
   case dropped(time: Instant)
   /// The person asked to stop (Ctrl-C on the terminal input).
   case quit
+  /// A keypad device appeared or went away (`keypad` events on the socket).
+  case deviceAdded(path: String)
+  case deviceRemoved(path: String)
 }
 
 /// A source of key events: the terminal, a recording, an evdev device.
 public protocol InputSource: AnyObject {
-  /// The keypad whose entry its keys go to.
-  var keypad: String { get }
-  /// Starts delivering events through `deliver`, on the loop's thread.
-  func start(loop: EventLoop, deliver: @escaping (SourceEvent) -> Void) throws(InputError)
+  /// What `status` calls it ("terminal", a recording's path, "auto").
+  var name: String { get }
+  /// Starts delivering events, each with the keypad it belongs to, on the loop's thread.
+  func start(loop: EventLoop, deliver: @escaping (_ keypad: String, SourceEvent) -> Void)
+    throws(InputError)
   /// Stops and gives back what it took (terminal mode, grab). Safe to call twice.
   func close()
 }

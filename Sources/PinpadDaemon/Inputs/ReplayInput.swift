@@ -8,6 +8,7 @@ import PinpadSystem
 /// The daemon keeps running after the recording ends.
 public final class ReplayInput: InputSource {
   public let keypad: String
+  public var name: String { "replay:" + path }
   private let events: [RecordedEvent]
   private let fast: Bool
   private let path: String
@@ -30,7 +31,11 @@ public final class ReplayInput: InputSource {
     }
   }
 
-  public func start(loop: EventLoop, deliver: @escaping (SourceEvent) -> Void) throws(InputError) {
+  public func start(
+    loop: EventLoop, deliver: @escaping (_ keypad: String, SourceEvent) -> Void
+  ) throws(InputError) {
+    let keypad = self.keypad
+    let deliver: (SourceEvent) -> Void = { deliver(keypad, $0) }
     self.loop = loop
     start = Clock.monotonic()
     if fast {

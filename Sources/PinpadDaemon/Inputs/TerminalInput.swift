@@ -7,6 +7,7 @@ import PinpadSystem
 /// and restored on every exit.
 public final class TerminalInput: InputSource {
   public let keypad: String
+  public var name: String { "terminal" }
   private let fd: FileDescriptor
   private var raw: RawTerminal?
   private var loop: EventLoop?
@@ -16,7 +17,11 @@ public final class TerminalInput: InputSource {
     self.fd = fd
   }
 
-  public func start(loop: EventLoop, deliver: @escaping (SourceEvent) -> Void) throws(InputError) {
+  public func start(
+    loop: EventLoop, deliver: @escaping (_ keypad: String, SourceEvent) -> Void
+  ) throws(InputError) {
+    let keypad = self.keypad
+    let deliver: (SourceEvent) -> Void = { deliver(keypad, $0) }
     guard fd.isTerminal else {
       throw InputError("--input terminal: standard input is not a terminal")
     }
