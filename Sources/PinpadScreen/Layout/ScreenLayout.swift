@@ -84,14 +84,25 @@ public struct ScreenLayout: Equatable, Sendable {
     let preferred = px(hasPad ? 34 : 42)
     let gap = max(2, preferred / 6)
     let smallest = px(20)
-    var rows = 1
-    var box = 0
-    for r in 1...4 {
-      rows = r
+    // The fewest rows that give boxes of a comfortable size, else the rows giving the
+    // largest boxes.
+    func boxSize(rows r: Int) -> Int {
       let perRow = (n + r - 1) / r
-      box = min(preferred, (availableW + gap) / perRow - gap)
-      box = min(box, (availableH + gap) / r - gap)
-      if box >= smallest || perRow == 1 { break }
+      return min(preferred, (availableW + gap) / perRow - gap, (availableH + gap) / r - gap)
+    }
+    var rows = 1
+    var box = boxSize(rows: 1)
+    for r in 1...8 where r <= n {
+      let b = boxSize(rows: r)
+      if b >= smallest {
+        rows = r
+        box = b
+        break
+      }
+      if b > box {
+        rows = r
+        box = b
+      }
     }
     box = max(4, box)
     let perRow = (n + rows - 1) / rows
