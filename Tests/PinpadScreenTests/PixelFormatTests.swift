@@ -63,7 +63,8 @@ private struct FakeMemory {
     let model = Fixtures.states.first { $0.0 == "keypad-entering" }!.1
     let canvas = ScreenRenderer.frame(model, width: 320, height: 240)
     let bpp = format.bytesPerPixel
-    let lineLength = 320 * bpp + 64 + 4  // padded stride, not a multiple of the pixel size for 24 bpp
+    // A padded stride, not a multiple of the pixel size for 24 bpp.
+    let lineLength = 320 * bpp + 64 + 4
     let xOffset = 3
     let yOffset = 5
     var memory = FakeMemory(lineLength: lineLength, rows: 240 + yOffset + 2)
