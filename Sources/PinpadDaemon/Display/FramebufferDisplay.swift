@@ -1,0 +1,120 @@
+import Glibc
+import PinpadCore
+import PinpadScreen
+import PinpadSystem
+
+/// `--display fb[:DEVICE]`: draws on a Linux framebuffer, holding its virtual terminal.
+///
+/// Frames are drawn into an in-memory canvas; only the changed rectangles are converted
+/// to the device's pixel format and written out, and the mapped memory is never read.
+/// While the VT is switched away nothing is written; on return everything is redrawn.
+/// The daemon routes `vtSignals` from its signalfd to `handleSignal(_:)`.
+public final class FramebufferDisplay: Display {
+  /// Release (SIGUSR1) and acquire (SIGUSR2) of the VT; block them and pass them in.
+  public static let vtSignals: [Int32] = [SIGUSR1, SIGUSR2]
+
+  public let framebuffer: Framebuffer
+  public let format: PixelFormat
+  private let terminal: VirtualTerminal?
+  private var renderer: ScreenRenderer
+  private var canvas: Canvas
+  private var lastModel: ScreenModel?
+  private var released = false
+  private var closed = false
+
+  /// Opens `device`, takes the active VT (or `tty`) unless `takeTerminal` is false, and
+  /// clears the screen. Everything taken is given back if a later step fails.
+  public convenience init(
+    device: String = "/dev/fb0", tty: String? = nil, takeTerminal: Bool = true,
+    font: BitmapFont? = nil
+  ) throws {
+    let framebuffer = try Framebuffer(path: device)
+    var terminal: VirtualTerminal? = nil
+    if takeTerminal {
+      let vt = VirtualTerminal(driver: try LinuxVirtualTerminalDriver(path: tty))
+      try vt.take()
+      terminal = vt
+    }
+    try self.init(
+      framebuffer: framebuffer, terminal: terminal,
+      font: font ?? DisplayFont.standard(forHeight: framebuffer.info.height))
+  }
+
+  /// A display on an already open framebuffer and taken terminal (tests pass fakes).
+  public init(framebuffer: Framebuffer, terminal: VirtualTerminal?, font: BitmapFont = .builtin)
+    throws
+  {
+    let info = framebuffer.info
+    let format = PixelFormat(
+      bitsPerPixel: info.bitsPerPixel, red: .init(offset: info.red.offset, length: info.red.length),
+      green: .init(offset: info.green.offset, length: info.green.length),
+      blue: .init(offset: info.blue.offset, length: info.blue.length))
+    guard format.isSupported else {
+      terminal?.close()
+      framebuffer.close()
+      throw FramebufferError(
+        "\(framebuffer.path): pixel format \(format) is not supported", code: 0)
+    }
+    self.framebuffer = framebuffer
+    self.format = format
+    self.terminal = terminal
+    renderer = ScreenRenderer(font: font)
+    canvas = Canvas(width: info.width, height: info.height)
+    framebuffer.clear()
+  }
+
+  public var width: Int { canvas.width }
+  public var height: Int { canvas.height }
+
+  /// The layout of the last frame (for mapping touches to on-screen keys).
+  public var layout: ScreenLayout? { renderer.layout }
+
+  /// The on-screen key at a screen point of the last frame.
+  public func padKey(atX x: Int, y: Int) -> PadKey? { renderer.layout?.padKey(atX: x, y: y) }
+
+  public func show(_ model: ScreenModel) {
+    guard !closed else { return }
+    lastModel = model
+    guard !released else { return }
+    renderer.draw(model, on: &canvas)
+    flush()
+  }
+
+  private func flush() {
+    let rects = canvas.takeDirty()
+    guard let memory = framebuffer.memory, !rects.isEmpty else { return }
+    let info = framebuffer.info
+    format.write(
+      canvas, rects: rects, to: memory, lineLength: info.lineLength, xOffset: info.xOffset,
+      yOffset: info.yOffset, capacity: info.memoryLength)
+  }
+
+  /// The VT signals: on release stop drawing and let the switch happen; on acquire
+  /// acknowledge and redraw the whole screen (another program drew there meanwhile).
+  public func handleSignal(_ signo: Int32) {
+    guard let terminal, !closed else { return }
+    if signo == terminal.releaseSignal {
+      released = true
+      try? terminal.allowRelease()
+    } else if signo == terminal.acquireSignal {
+      try? terminal.acknowledgeAcquire()
+      released = false
+      renderer.invalidate()
+      if let lastModel {
+        renderer.draw(lastModel, on: &canvas)
+        flush()
+      }
+    }
+  }
+
+  /// Clears the screen (unless switched away), gives back the VT modes and unmaps.
+  public func close() {
+    guard !closed else { return }
+    closed = true
+    if !released { framebuffer.clear() }
+    terminal?.close()
+    framebuffer.close()
+  }
+
+  deinit { close() }
+}

@@ -1,0 +1,62 @@
+import PinpadCore
+import PinpadScreen
+import Testing
+
+/// Prints full-frame and one-digit redraw times (render plus conversion into a fake
+/// XRGB8888 framebuffer with a padded stride). Asserts nothing about time.
+@Suite struct RedrawTimingTests {
+  @Test func printRedrawTimes() {
+    let clock = ContinuousClock()
+    for (w, h) in [(800, 480), (1920, 1080)] {
+      for keypad in [false, true] {
+        var memory = [UInt8](repeating: 0, count: (w * 4 + 64) * h)
+        func flush(_ canvas: inout Canvas, _ format: PixelFormat) {
+          let rects = canvas.takeDirty()
+          let lineLength = w * format.bytesPerPixel + 64
+          memory.withUnsafeMutableBytes { raw in
+            format.write(
+              canvas, rects: rects, to: raw.baseAddress!, lineLength: lineLength,
+              capacity: raw.count)
+          }
+        }
+        for format in [PixelFormat.xrgb8888, .rgb565] {
+          var model = ScreenModel()
+          model.phase = .entering
+          model.boxes = 6
+          model.showsRevealToggle = true
+          if keypad { model.keypad = OnScreenKeypadModel() }
+          let rounds = 20
+          var renderer = ScreenRenderer()
+          var canvas = Canvas(width: w, height: h)
+          let full = clock.measure {
+            for _ in 0..<rounds {
+              renderer.invalidate()
+              renderer.draw(model, on: &canvas)
+              flush(&canvas, format)
+            }
+          }
+          var digit = Duration.zero
+          for n in 0..<rounds {
+            model.filled = n % 6
+            model.cursor = n % 6
+            renderer.draw(model, on: &canvas)
+            flush(&canvas, format)
+            model.filled = n % 6 + 1
+            model.cursor = n % 6 + 1
+            digit += clock.measure {
+              renderer.draw(model, on: &canvas)
+              flush(&canvas, format)
+            }
+          }
+          func micros(_ d: Duration) -> Int {
+            Int(d.components.seconds) * 1_000_000
+              + Int(d.components.attoseconds / 1_000_000_000_000)
+          }
+          print(
+            "redraw \(w)x\(h) \(keypad ? "keypad" : "no keypad") \(format.bitsPerPixel)bpp: full frame \(micros(full / rounds)) us, one digit \(micros(digit / rounds)) us"
+          )
+        }
+      }
+    }
+  }
+}
