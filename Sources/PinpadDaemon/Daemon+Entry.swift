@@ -1,4 +1,5 @@
 import PinpadCore
+import PinpadScreen
 import PinpadSystem
 
 /// Keys in, actions out: the part of the daemon between inputs and the entry core.
@@ -55,9 +56,7 @@ extension Daemon {
       case .entry(let event, let length):
         server?.broadcast(DaemonMessage.entry(keypad: keypad, event: event, length: length))
         if event == .started, config.display.keypadLayout == .scrambled {
-          var cells: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 0]
-          cells.shuffle(using: &random)
-          presenter.padCells = cells
+          presenter.padCells = ScrambledLayout.make(using: &random)
         }
         if event == .timeout { log.info("keypad \(keypad): entry timed out") }
       case .submit(let digits):

@@ -1,4 +1,5 @@
 import PinpadCore
+import PinpadScreen
 import PinpadSystem
 
 /// Choosing and opening the display and the inputs.
@@ -23,7 +24,32 @@ extension Daemon {
       do { display = try ConsoleDisplay(tty: tty) } catch {
         throw .unavailable("display: \(error)")
       }
+    case .framebuffer(let device):
+      do {
+        display = try FramebufferDisplay(
+          device: device ?? "/dev/fb0", font: try configuredFont())
+      } catch {
+        throw .unavailable("display: \(error)")
+      }
+    case .snapshot(let directory):
+      do {
+        display = try SnapshotDisplay(
+          directory: directory, width: config.display.snapshotWidth,
+          height: config.display.snapshotHeight, font: try configuredFont())
+      } catch {
+        throw .unavailable("display: \(error)")
+      }
     case .auto:
+      let device = config.display.device.isEmpty ? "/dev/fb0" : config.display.device
+      if FileSystem.exists(device) {
+        do {
+          display = try FramebufferDisplay(device: device, font: try configuredFont())
+          log.info("display: framebuffer \(device)")
+          return
+        } catch {
+          log.info("display: framebuffer \(device) not usable (\(error)), trying the console")
+        }
+      }
       if FileDescriptor.standardOutput.isTerminal {
         display = try! ConsoleDisplay(tty: nil)
         log.info("display: console on the current terminal")
@@ -31,9 +57,12 @@ extension Daemon {
         display = NoDisplay()
         log.info("display: none (no framebuffer, and standard output is not a terminal)")
       }
-    case .framebuffer, .snapshot:
-      throw .unavailable("display: \(spec) is not available in this build")
     }
+  }
+
+  /// `[Display] Font=`, nil when unset (each display then picks its default).
+  private func configuredFont() throws -> BitmapFont? {
+    config.display.font.isEmpty ? nil : try DisplayFont.load(path: config.display.font)
   }
 
   /// The keypad a non-device input (terminal, recording) feeds: "default", or the

@@ -154,7 +154,9 @@ public final class Daemon {
       case SignalNumbers.terminate, SignalNumbers.interrupt:
         log.info("stopping on signal \(signo)")
         loop.stop()
-      default: break
+      default:
+        (display as? FramebufferDisplay)?.handleSignal(signo)
+        lastModel = nil  // an acquired VT is redrawn whole
       }
     }
   }

@@ -7,9 +7,10 @@ public enum DaemonMain {
   public static func run(arguments: [String]) -> Int32 {
     let signals: SignalReader
     do {
-      signals = try SignalReader(blocking: [
-        SignalNumbers.hangup, SignalNumbers.interrupt, SignalNumbers.terminate,
-      ])
+      signals = try SignalReader(
+        blocking: [
+          SignalNumbers.hangup, SignalNumbers.interrupt, SignalNumbers.terminate,
+        ] + FramebufferDisplay.vtSignals)
     } catch {
       printError("pinpadd: cannot set up signals: \(error)")
       return 1
