@@ -204,33 +204,56 @@ private struct JSONReader {
     }
   }
 
+  /// RFC 8259 `number`: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, finite.
   mutating func number() throws(JSONError) -> Double {
     let start = index
-    if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
-    var sawDigit = false
-    while index < bytes.count {
-      let b = bytes[index]
-      if (0x30...0x39).contains(b) {
-        sawDigit = true
-      } else if !(b == UInt8(ascii: ".") || b == UInt8(ascii: "e") || b == UInt8(ascii: "E")
-        || b == UInt8(ascii: "+") || b == UInt8(ascii: "-"))
-      {
-        break
-      }
-      index += 1
+    func isDigit(_ at: Int) -> Bool { at < bytes.count && (0x30...0x39).contains(bytes[at]) }
+    func digits() -> Bool {
+      guard isDigit(index) else { return false }
+      while isDigit(index) { index += 1 }
+      return true
     }
-    guard sawDigit, let value = Double(String(decoding: bytes[start..<index], as: UTF8.self))
-    else {
+    func invalid() -> JSONError {
       index = start
-      throw error("invalid value")
+      return error("invalid value")
     }
+    if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
+    if index < bytes.count, bytes[index] == UInt8(ascii: "0") {
+      index += 1
+    } else if !digits() {
+      throw invalid()
+    }
+    if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+      index += 1
+      guard digits() else { throw invalid() }
+    }
+    if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+      index += 1
+      if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")
+      {
+        index += 1
+      }
+      guard digits() else { throw invalid() }
+    }
+    guard let value = Double(String(decoding: bytes[start..<index], as: UTF8.self)),
+      value.isFinite
+    else { throw invalid() }
     return value
   }
 
   mutating func hex4() throws(JSONError) -> UInt32 {
-    guard index + 4 <= bytes.count,
-      let v = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16)
-    else { throw error("invalid \\u escape") }
+    guard index + 4 <= bytes.count else { throw error("invalid \\u escape") }
+    var v: UInt32 = 0
+    for b in bytes[index..<index + 4] {
+      let digit: UInt8
+      switch b {
+      case 0x30...0x39: digit = b - 0x30
+      case 0x41...0x46: digit = b - 0x41 + 10
+      case 0x61...0x66: digit = b - 0x61 + 10
+      default: throw error("invalid \\u escape")
+      }
+      v = v << 4 | UInt32(digit)
+    }
     index += 4
     return v
   }

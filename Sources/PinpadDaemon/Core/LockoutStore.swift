@@ -3,7 +3,8 @@ import PinpadSystem
 
 /// Lockout state kept in `STATE_DIR/lockout` so a restart does not reset a lockout
 /// (SPEC §3). One line per keypad: `NAME FAILURES LEVEL LOCKED_UNTIL_UNIX_MS` (0 when
-/// not locked). Wall-clock time, because the monotonic clock restarts with the machine.
+/// not locked), with `%` and spaces in NAME written `%25` and `%20` (a `[Keypad NAME]`
+/// may hold spaces). Wall-clock time, because the monotonic clock restarts with the machine.
 public struct LockoutStore {
   public let path: String
 
@@ -20,10 +21,11 @@ public struct LockoutStore {
     for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
       if line.isEmpty { continue }
       let fields = line.split(separator: " ")
-      guard fields.count == 4, let failures = Int(fields[1]), let level = Int(fields[2]),
+      guard fields.count == 4, let name = decode(fields[0]), let failures = Int(fields[1]),
+        let level = Int(fields[2]),
         let until = Int64(fields[3]), failures >= 0, level >= 0, until >= 0
       else {
-        let name = fields.first.map(String.init) ?? "*"
+        let name = fields.first.flatMap(decode) ?? "*"
         problems.append("line \(n + 1) is not NAME FAILURES LEVEL UNTIL")
         states[name] = LockoutState(failures: 0, level: 1, lockedUntil: nowMono + conservative)
         continue
@@ -32,7 +34,7 @@ public struct LockoutStore {
       if until > nowWallMs {
         state.lockedUntil = nowMono + .milliseconds(until - nowWallMs)
       }
-      states[String(fields[0])] = state
+      states[name] = state
     }
     return (states, problems)
   }
@@ -48,8 +50,39 @@ public struct LockoutStore {
         until = nowWallMs + (locked - nowMono).nanoseconds / 1_000_000
       }
       if state.failures == 0 && state.level == 0 && until == 0 { continue }
-      out += "\(name) \(state.failures) \(state.level) \(until)\n"
+      out += "\(encode(name)) \(state.failures) \(state.level) \(until)\n"
     }
     return out
+  }
+
+  /// NAME as one field: `%` → `%25`, space → `%20`.
+  static func encode(_ name: String) -> String {
+    var out = String.UnicodeScalarView()
+    for scalar in name.unicodeScalars {
+      switch scalar {
+      case "%": out.append(contentsOf: "%25".unicodeScalars)
+      case " ": out.append(contentsOf: "%20".unicodeScalars)
+      default: out.append(scalar)
+      }
+    }
+    return String(out)
+  }
+
+  /// The inverse of `encode`; nil for a `%` not followed by `25` or `20`.
+  static func decode(_ field: Substring) -> String? {
+    var out = String.UnicodeScalarView()
+    var rest = field.unicodeScalars[...]
+    while let percent = rest.firstIndex(of: "%") {
+      out.append(contentsOf: rest[..<percent])
+      let escape = String(String.UnicodeScalarView(rest[percent...].prefix(3)))
+      switch escape {
+      case "%25": out.append("%")
+      case "%20": out.append(" ")
+      default: return nil
+      }
+      rest = rest[rest.index(percent, offsetBy: 3)...]
+    }
+    out.append(contentsOf: rest)
+    return String(out)
   }
 }

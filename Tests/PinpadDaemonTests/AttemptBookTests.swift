@@ -1,0 +1,300 @@
+import PinpadCore
+import PinpadDaemon
+import Testing
+
+private func digits(_ values: [UInt8]) -> SecretDigits {
+  let digits = SecretDigits()
+  for value in values { digits.append(value) }
+  return digits
+}
+
+private func at(_ seconds: Double) -> Instant { .seconds(1000 + seconds) }
+
+/// What `deliverWaiting` handed over: id, keypad and the code as text at that moment.
+private struct Sent: Equatable {
+  var id: String
+  var keypad: String
+  var code: String
+}
+
+extension AttemptBook {
+  /// Delivers what is waiting and records what each send saw.
+  fileprivate mutating func deliver(verdictDeadline: Instant) -> [Sent] {
+    var sent: [Sent] = []
+    deliverWaiting(verdictDeadline: verdictDeadline) { id, keypad, digits in
+      let code = digits.withASCII { String(decoding: $0, as: UTF8.self) }
+      sent.append(Sent(id: id, keypad: keypad, code: code))
+    }
+    return sent
+  }
+}
+
+@Suite("Attempt book")
+struct AttemptBookTests {
+  // MARK: - Ids
+
+  @Test("ids carry the prefix and are unique")
+  func uniqueIds() {
+    var book = AttemptBook(idPrefix: "c0ffee")
+    let ids = (0..<100).map { _ in book.add(keypad: "k", digits: digits([1]), deadline: at(5)) }
+    #expect(Set(ids).count == 100)
+    #expect(ids.allSatisfy { $0.hasPrefix("c0ffee-") })
+  }
+
+  @Test("books with different prefixes never give the same id")
+  func prefixesSeparate() {
+    var a = AttemptBook(idPrefix: "aa")
+    var b = AttemptBook(idPrefix: "bb")
+    let first = a.add(keypad: "k", digits: digits([1]), deadline: at(5))
+    let second = b.add(keypad: "k", digits: digits([1]), deadline: at(5))
+    #expect(first != second)
+  }
+
+  @Test("an id is never reused after its attempt is decided")
+  func idsNotReused() {
+    var book = AttemptBook(idPrefix: "p")
+    let first = book.add(keypad: "k", digits: digits([1]), deadline: at(5))
+    _ = book.deliver(verdictDeadline: at(10))
+    _ = book.decide(id: first)
+    let second = book.add(keypad: "k", digits: digits([2]), deadline: at(15))
+    #expect(first != second)
+  }
+
+  // MARK: - Waiting for a client
+
+  @Test("a new attempt holds its digits and waits for a client until its deadline")
+  func newAttemptWaits() throws {
+    var book = AttemptBook(idPrefix: "p")
+    let id = book.add(keypad: "front", digits: digits([1, 2, 3, 4]), deadline: at(5))
+    let attempt = try #require(book.attempts.first)
+    #expect(attempt.id == id)
+    #expect(attempt.keypad == "front")
+    #expect(!attempt.delivered)
+    #expect(attempt.digits?.count == 4)
+    #expect(book.nextDeadline == at(5))
+  }
+
+  @Test("an empty book has no deadline")
+  func emptyBook() {
+    let book = AttemptBook(idPrefix: "p")
+    #expect(book.nextDeadline == nil)
+    #expect(book.attempts.isEmpty)
+  }
+
+  @Test("the next deadline is the earliest of all attempts")
+  func earliestDeadline() {
+    var book = AttemptBook(idPrefix: "p")
+    _ = book.add(keypad: "a", digits: digits([1]), deadline: at(8))
+    _ = book.add(keypad: "b", digits: digits([2]), deadline: at(3))
+    _ = book.add(keypad: "c", digits: digits([3]), deadline: at(6))
+    #expect(book.nextDeadline == at(3))
+  }
+
+  // MARK: - Delivery
+
+  @Test("delivery hands each waiting code to the sender with its id and keypad")
+  func deliverySends() {
+    var book = AttemptBook(idPrefix: "p")
+    let a = book.add(keypad: "front", digits: digits([0, 0, 7]), deadline: at(5))
+    let b = book.add(keypad: "back", digits: digits([9, 8, 7, 6]), deadline: at(5))
+    #expect(
+      book.deliver(verdictDeadline: at(10)) == [
+        Sent(id: a, keypad: "front", code: "007"), Sent(id: b, keypad: "back", code: "9876"),
+      ])
+  }
+
+  @Test("delivery wipes the digits it handed over")
+  func deliveryWipes() {
+    var book = AttemptBook(idPrefix: "p")
+    let code = digits([1, 2, 3, 4])
+    _ = book.add(keypad: "k", digits: code, deadline: at(5))
+    _ = book.deliver(verdictDeadline: at(10))
+    #expect(code.count == 0)
+    #expect(book.attempts.allSatisfy { $0.digits == nil })
+  }
+
+  @Test("a delivered attempt waits for a verdict until the verdict deadline")
+  func deliveredGetsVerdictDeadline() throws {
+    var book = AttemptBook(idPrefix: "p")
+    _ = book.add(keypad: "k", digits: digits([1]), deadline: at(5))
+    _ = book.deliver(verdictDeadline: at(12))
+    let attempt = try #require(book.attempts.first)
+    #expect(attempt.delivered)
+    #expect(attempt.deadline == at(12))
+    #expect(book.nextDeadline == at(12))
+  }
+
+  @Test("a code is delivered only once")
+  func deliveredOnce() {
+    var book = AttemptBook(idPrefix: "p")
+    _ = book.add(keypad: "k", digits: digits([1]), deadline: at(5))
+    #expect(book.deliver(verdictDeadline: at(10)).count == 1)
+    #expect(book.deliver(verdictDeadline: at(20)).isEmpty)
+    #expect(book.nextDeadline == at(10), "a second delivery does not move the deadline")
+  }
+
+  @Test("a later delivery sends only the codes added since")
+  func laterDelivery() {
+    var book = AttemptBook(idPrefix: "p")
+    _ = book.add(keypad: "a", digits: digits([1]), deadline: at(5))
+    _ = book.deliver(verdictDeadline: at(10))
+    let second = book.add(keypad: "b", digits: digits([2]), deadline: at(6))
+    #expect(book.deliver(verdictDeadline: at(11)).map(\.id) == [second])
+  }
+
+  @Test("delivery with nothing waiting calls no sender")
+  func nothingToDeliver() {
+    var book = AttemptBook(idPrefix: "p")
+    #expect(book.deliver(verdictDeadline: at(10)).isEmpty)
+  }
+
+  // MARK: - Verdicts
+
+  @Test("the first verdict for a delivered code is accepted with its keypad")
+  func firstVerdictAccepted() {
+    var book = AttemptBook(idPrefix: "p")
+    let id = book.add(keypad: "front", digits: digits([1]), deadline: at(5))
+    _ = book.deliver(verdictDeadline: at(10))
+    #expect(book.decide(id: id) == .accepted(keypad: "front"))
+    #expect(book.attempts.isEmpty)
+    #expect(book.nextDeadline == nil)
+  }
+
+  @Test("a second verdict for the same code is already decided")
+  func secondVerdictRefused() {
+    var book = AttemptBook(idPrefix: "p")
+    let id = book.add(keypad: "front", digits: digits([1]), deadline: at(5))
+    _ = book.deliver(verdictDeadline: at(10))
+    _ = book.decide(id: id)
+    #expect(book.decide(id: id) == .alreadyDecided)
+    #expect(book.decide(id: id) == .alreadyDecided)
+  }
+
+  @Test("a verdict for an id never given out is unknown")
+  func unknownId() {
+    var book = AttemptBook(idPrefix: "p")
+    let id = book.add(keypad: "k", digits: digits([1]), deadline: at(5))
+    _ = book.deliver(verdictDeadline: at(10))
+    #expect(book.decide(id: "p-999") == .unknown)
+    #expect(book.decide(id: "") == .unknown)
+    #expect(book.decide(id: id + "0") == .unknown)
+    #expect(book.attempts.count == 1, "a stray verdict decides nothing")
+  }
+
+  @Test("a verdict for a code no client has had is refused and leaves it waiting")
+  func notDelivered() {
+    var book = AttemptBook(idPrefix: "p")
+    let code = digits([1, 2])
+    let id = book.add(keypad: "k", digits: code, deadline: at(5))
+    #expect(book.decide(id: id) == .notDelivered)
+    #expect(book.attempts.count == 1)
+    #expect(code.count == 2)
+  }
+
+  @Test("verdicts for two codes are matched by id, in any order")
+  func verdictsById() {
+    var book = AttemptBook(idPrefix: "p")
+    let a = book.add(keypad: "a", digits: digits([1]), deadline: at(5))
+    let b = book.add(keypad: "b", digits: digits([2]), deadline: at(5))
+    _ = book.deliver(verdictDeadline: at(10))
+    #expect(book.decide(id: b) == .accepted(keypad: "b"))
+    #expect(book.attempts.map(\.id) == [a])
+    #expect(book.decide(id: a) == .accepted(keypad: "a"))
+  }
+
+  @Test("a long-settled id is eventually forgotten and becomes unknown")
+  func settledMemoryBounded() {
+    var book = AttemptBook(idPrefix: "p")
+    var ids: [String] = []
+    for _ in 0..<300 {
+      ids.append(book.add(keypad: "k", digits: digits([1]), deadline: at(5)))
+      _ = book.deliver(verdictDeadline: at(10))
+      _ = book.decide(id: ids.last!)
+    }
+    #expect(book.decide(id: ids[0]) == .unknown)
+    #expect(book.decide(id: ids[299]) == .alreadyDecided)
+  }
+
+  // MARK: - Expiry
+
+  @Test("nothing expires before its deadline")
+  func notYetExpired() {
+    var book = AttemptBook(idPrefix: "p")
+    let code = digits([1])
+    _ = book.add(keypad: "k", digits: code, deadline: at(5))
+    #expect(book.expire(now: at(5) - .nanoseconds(1)).isEmpty)
+    #expect(book.attempts.count == 1)
+    #expect(code.count == 1)
+  }
+
+  @Test("a code no client took expires at its deadline, undelivered and wiped")
+  func expiresUndelivered() throws {
+    var book = AttemptBook(idPrefix: "p")
+    let code = digits([4, 3, 2, 1])
+    let id = book.add(keypad: "front", digits: code, deadline: at(5))
+    let expired = book.expire(now: at(5))
+    try #require(expired.count == 1)
+    #expect(expired[0].id == id)
+    #expect(expired[0].keypad == "front")
+    #expect(expired[0].delivered == false)
+    #expect(code.count == 0)
+    #expect(book.attempts.isEmpty)
+  }
+
+  @Test("a delivered code without a verdict expires at the verdict deadline, delivered")
+  func expiresDelivered() throws {
+    var book = AttemptBook(idPrefix: "p")
+    let id = book.add(keypad: "front", digits: digits([1]), deadline: at(5))
+    _ = book.deliver(verdictDeadline: at(15))
+    #expect(book.expire(now: at(14)).isEmpty)
+    let expired = book.expire(now: at(15))
+    try #require(expired.count == 1)
+    #expect(expired[0].id == id)
+    #expect(expired[0].delivered == true)
+  }
+
+  @Test("only the attempts that are due expire")
+  func expiresOnlyDue() {
+    var book = AttemptBook(idPrefix: "p")
+    let early = book.add(keypad: "a", digits: digits([1]), deadline: at(3))
+    let lateCode = digits([2])
+    let late = book.add(keypad: "b", digits: lateCode, deadline: at(8))
+    #expect(book.expire(now: at(4)).map(\.id) == [early])
+    #expect(book.attempts.map(\.id) == [late])
+    #expect(lateCode.count == 1)
+    #expect(book.nextDeadline == at(8))
+  }
+
+  @Test("a verdict after expiry is already decided, not accepted")
+  func verdictAfterExpiry() {
+    var book = AttemptBook(idPrefix: "p")
+    let id = book.add(keypad: "k", digits: digits([1]), deadline: at(5))
+    _ = book.deliver(verdictDeadline: at(10))
+    _ = book.expire(now: at(10))
+    #expect(book.decide(id: id) == .alreadyDecided)
+  }
+
+  @Test("an expired code is not delivered later")
+  func expiredNotDelivered() {
+    var book = AttemptBook(idPrefix: "p")
+    _ = book.add(keypad: "k", digits: digits([1]), deadline: at(5))
+    _ = book.expire(now: at(6))
+    #expect(book.deliver(verdictDeadline: at(20)).isEmpty)
+  }
+
+  // MARK: - Shutdown
+
+  @Test("wiping all zeroes every held code and empties the book")
+  func wipeAll() {
+    var book = AttemptBook(idPrefix: "p")
+    let a = digits([1, 2, 3])
+    let b = digits([4, 5, 6])
+    _ = book.add(keypad: "a", digits: a, deadline: at(5))
+    _ = book.add(keypad: "b", digits: b, deadline: at(5))
+    book.wipeAll()
+    #expect(a.count == 0)
+    #expect(b.count == 0)
+    #expect(book.attempts.isEmpty)
+    #expect(book.nextDeadline == nil)
+  }
+}
