@@ -1,11 +1,17 @@
 import PinpadCore
 import PinpadScreen
+import Glibc
 import Testing
 
 /// Prints full-frame and one-digit redraw times (render plus conversion into a fake
-/// XRGB8888 framebuffer with a padded stride). Asserts nothing about time.
+/// XRGB8888 framebuffer with a padded stride), and the one-digit redraw as a ratio
+/// of the full frame measured in the same run. Asserts nothing about time.
+/// A benchmark, not a test: `make bench` runs it in a release build.
 @Suite struct RedrawTimingTests {
-  @Test func printRedrawTimes() {
+  @Test(
+    "Redraw benchmark (make bench)",
+    .enabled(if: Environment.benchmarks))
+  func printRedrawTimes() {
     let clock = ContinuousClock()
     for (w, h) in [(800, 480), (1920, 1080)] {
       for keypad in [false, true] {
@@ -53,10 +59,18 @@ import Testing
               + Int(d.components.attoseconds / 1_000_000_000_000)
           }
           print(
-            "redraw \(w)x\(h) \(keypad ? "keypad" : "no keypad") \(format.bitsPerPixel)bpp: full frame \(micros(full / rounds)) us, one digit \(micros(digit / rounds)) us"
+            "redraw \(w)x\(h) \(keypad ? "keypad" : "no keypad") \(format.bitsPerPixel)bpp: full frame \(micros(full / rounds)) us, one digit \(micros(digit / rounds)) us, ratio \(Double(micros(digit)) / Double(max(1, micros(full))))"
           )
         }
       }
     }
+  }
+}
+
+enum Environment {
+  /// PINPADD_BENCHMARK=1 turns benchmarks on.
+  static var benchmarks: Bool {
+    guard let value = getenv("PINPADD_BENCHMARK") else { return false }
+    return String(cString: value) == "1"
   }
 }
