@@ -169,39 +169,41 @@ struct ConsoleRendererTests {
   @Test(
     "each phase shows its headline and detail",
     arguments: [
-      PhaseTextCase(name: "checking", phase: .checking, headline: "Checking..."),
-      PhaseTextCase(name: "granted", phase: .granted(message: nil), headline: "Access granted"),
+      PhaseTextCase(name: "checking", phase: .checking, headline: "Checking\u{2026}"),
+      PhaseTextCase(
+        name: "granted", phase: .granted(message: nil), headline: "Access granted",
+        detail: "Welcome"),
       PhaseTextCase(
         name: "granted with a message", phase: .granted(message: "Welcome, Ann"),
         headline: "Access granted", detail: "Welcome, Ann"),
       PhaseTextCase(
         name: "denied", phase: .denied(message: nil, attemptsLeft: nil),
-        headline: "Access denied"),
+        headline: "Denied", detail: "Please try again"),
       PhaseTextCase(
         name: "denied with attempts", phase: .denied(message: nil, attemptsLeft: 3),
-        headline: "Access denied", detail: "3 attempts left"),
+        headline: "Denied", detail: "3 attempts left"),
       PhaseTextCase(
         name: "denied with one attempt", phase: .denied(message: nil, attemptsLeft: 1),
-        headline: "Access denied", detail: "1 attempt left"),
+        headline: "Denied", detail: "1 attempt left"),
       PhaseTextCase(
         name: "denied with no attempts", phase: .denied(message: nil, attemptsLeft: 0),
-        headline: "Access denied", detail: "0 attempts left"),
+        headline: "Denied", detail: "0 attempts left"),
       PhaseTextCase(
         name: "denied with a message", phase: .denied(message: "Card expired", attemptsLeft: nil),
-        headline: "Access denied", detail: "Card expired"),
+        headline: "Denied", detail: "Card expired"),
       PhaseTextCase(
         name: "denied with a message and attempts",
-        phase: .denied(message: "Wrong code", attemptsLeft: 2), headline: "Access denied",
+        phase: .denied(message: "Wrong code", attemptsLeft: 2), headline: "Denied",
         detail: "Wrong code - 2 attempts left"),
       PhaseTextCase(
-        name: "locked", phase: .locked(secondsLeft: 27), headline: "Locked",
-        detail: "Try again in 27 s"),
+        name: "locked", phase: .locked(secondsLeft: 27), headline: "Locked: 27 s",
+        detail: "Too many attempts"),
       PhaseTextCase(
-        name: "unavailable", phase: .unavailable, headline: "Service unavailable",
-        detail: "Please try again later"),
+        name: "unavailable", phase: .unavailable, headline: "Unavailable",
+        detail: "The service is not answering - Please try again later"),
       PhaseTextCase(
         name: "no response", phase: .noResponse, headline: "No response",
-        detail: "Please try again"),
+        detail: "The check timed out - Please try again"),
     ])
   func phaseTexts(_ row: PhaseTextCase) {
     let frame = ConsoleRenderer.frame(model(row.phase))

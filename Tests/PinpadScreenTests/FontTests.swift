@@ -1,4 +1,5 @@
 import Foundation
+import PinpadCore
 import Testing
 
 @testable import PinpadScreen

@@ -1,6 +1,6 @@
+import Glibc
 import PinpadCore
 import PinpadScreen
-import Glibc
 import Testing
 
 /// Prints full-frame and one-digit redraw times (render plus conversion into a fake

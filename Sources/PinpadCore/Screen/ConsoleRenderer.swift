@@ -3,19 +3,11 @@
 /// Filled boxes show `*` unless the model carries digits (revealed, or Mask=digits);
 /// the model is the only input, so a masked frame cannot hold a digit of the code.
 public enum ConsoleRenderer {
-  /// The texts shown for each phase: (headline, detail).
+  /// The texts shown for each phase: (headline, detail), the same words as the
+  /// framebuffer's (`ScreenText`).
   public static func texts(for phase: ScreenModel.Phase) -> (String, String?) {
-    switch phase {
-    case .idle, .entering: return ("", nil)
-    case .checking: return ("Checking...", nil)
-    case .granted(let message): return ("Access granted", message)
-    case .denied(let message, let left):
-      let attempts = left.map { $0 == 1 ? "1 attempt left" : "\($0) attempts left" }
-      return ("Access denied", [message, attempts].compactMap { $0 }.joined(separator: " - "))
-    case .locked(let seconds): return ("Locked", "Try again in \(seconds) s")
-    case .unavailable: return ("Service unavailable", "Please try again later")
-    case .noResponse: return ("No response", "Please try again")
-    }
+    let details = ScreenText.details(phase)
+    return (ScreenText.title(phase), details.isEmpty ? nil : details.joined(separator: " - "))
   }
 
   /// The boxes line: `[*] [*] [_] [ ]`.

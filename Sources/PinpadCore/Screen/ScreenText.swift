@@ -1,5 +1,3 @@
-import PinpadCore
-
 /// The words of each screen, built from the phase (never from digits).
 public enum ScreenText {
   public static let checking = "Checking\u{2026}"
