@@ -244,3 +244,49 @@ private func keypad(_ device: DeviceIdentity, _ sections: [KeypadConfig]) -> Str
     #expect(sorted.map(\.device.devnode) == ["/dev/input/event2", "/dev/input/event10"])
   }
 }
+
+@Suite struct CapabilityBitmapTests {
+  // The QEMU USB keyboard's /sys/class/input/input1/capabilities/key.
+  private let keyboard = "1000000000007 ff9f207ac14057ff febeffdfffefffff fffffffffffffffe"
+
+  @Test func aFullKeyboardHasDigitKeys() throws {
+    let keys = try #require(CapabilityBitmap(sysfs: keyboard))
+    #expect(keys.contains(2))
+    #expect(keys.contains(79))
+    #expect(!keys.contains(0))
+    let caps = DeviceCapabilities(
+      keys: keys, abs: CapabilityBitmap(bits: []), rel: CapabilityBitmap(bits: []))
+    #expect(caps == DeviceCapabilities(hasDigitKeys: true))
+  }
+
+  @Test func aKeypadWithOnlyKeypadDigitsCounts() {
+    let keys = CapabilityBitmap(bits: [82, 96, 14])
+    let caps = DeviceCapabilities(
+      keys: keys, abs: CapabilityBitmap(bits: []), rel: CapabilityBitmap(bits: []))
+    #expect(caps.hasDigitKeys)
+  }
+
+  @Test func aPowerButtonHasNoDigitKeys() throws {
+    let keys = try #require(CapabilityBitmap(sysfs: "10000000000000 0\n"))
+    #expect(keys.contains(116))
+    let caps = DeviceCapabilities(
+      keys: keys, abs: CapabilityBitmap(bits: []), rel: CapabilityBitmap(bits: []))
+    #expect(!caps.hasDigitKeys)
+  }
+
+  @Test func aTabletAndAMouseArePointing() throws {
+    let tablet = DeviceCapabilities(
+      keys: CapabilityBitmap(bits: [0x110, 0x111]), abs: CapabilityBitmap(bits: [0, 1]),
+      rel: CapabilityBitmap(bits: [8]))
+    #expect(tablet.hasTouch && !tablet.hasPointer && !tablet.hasDigitKeys)
+    let mouse = DeviceCapabilities(
+      keys: CapabilityBitmap(bits: [0x110]), abs: CapabilityBitmap(bits: []),
+      rel: CapabilityBitmap(bits: [0, 1, 8]))
+    #expect(mouse.hasPointer && !mouse.hasTouch)
+  }
+
+  @Test func garbageIsNotABitmap() {
+    #expect(CapabilityBitmap(sysfs: "xyz 12") == nil)
+    #expect(CapabilityBitmap(sysfs: "") == CapabilityBitmap(bits: []))
+  }
+}
