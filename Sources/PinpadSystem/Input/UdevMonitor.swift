@@ -133,7 +133,9 @@ public enum UdevDevices {
     }
     var tag = udev_device_get_tags_list_entry(device)
     while let current = tag {
-      if let name = string(udev_list_entry_get_name(current)) { identity.tags.insert(name) }
+      if let name = string(udev_list_entry_get_name(current)), !name.isEmpty {
+        identity.tags.insert(name)
+      }
       tag = udev_list_entry_get_next(current)
     }
     if let parent = udev_device_get_parent_with_subsystem_devtype(device, "input", nil) {

@@ -16,7 +16,8 @@ rig_measure() {
   rig_log "$1 took ${elapsed}s"
 }
 
-# Starts systemd-udevd, waits until it answers, triggers and settles.
+# Starts systemd-udevd, waits until it answers, triggers and settles. Only the input
+# subsystem is triggered (all of them take 10 s more under TCG); RIG_TRIGGER_ALL=1 for all.
 rig_start_udevd() {
   local start
   start=$(rig_now)
@@ -29,7 +30,11 @@ rig_start_udevd() {
   done
   rig_measure udevd_ready "$start"
   start=$(rig_now)
-  udevadm trigger --action=add
+  if [ "${RIG_TRIGGER_ALL:-}" = 1 ]; then
+    udevadm trigger --action=add
+  else
+    udevadm trigger --action=add --subsystem-match=input
+  fi
   udevadm settle --timeout=60 || rig_fail "udevadm settle timed out"
   rig_measure udev_trigger_settle "$start"
 }

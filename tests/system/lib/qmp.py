@@ -63,6 +63,16 @@ class QMP:
             arguments["hold-time"] = hold_ms
         return self.execute("send-key", **arguments)
 
+    def key_to(self, device, qcode, down):
+        """A key press or release on one keyboard (`input-send-event` with `device`)."""
+        event = {"type": "key", "data": {"down": down, "key": {"type": "qcode", "data": qcode}}}
+        return self.execute("input-send-event", device=device, events=[event])
+
+    def tap(self, device, qcode, hold=0.05):
+        self.key_to(device, qcode, True)
+        time.sleep(hold)
+        self.key_to(device, qcode, False)
+
     def type_digits(self, digits, keypad=True, gap=0.15):
         for digit in digits:
             self.send_key(("kp_" if keypad else "") + digit)
