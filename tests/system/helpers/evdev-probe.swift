@@ -6,6 +6,10 @@
 //   evdev-probe enumerate                 UdevMonitor.enumerate() with udev properties
 //   evdev-probe read PATH COUNT [grab]    print COUNT key events (never digits' meaning:
 //                                         test keyboards only), optionally grabbed
+//   evdev-probe watch PATH SECONDS [grab] [after=FILE]
+//                                         print key events, drops and grab outcomes
+//                                         for SECONDS; with after=FILE, read nothing
+//                                         until FILE exists (lets the kernel queue fill)
 //   evdev-probe monitor SECONDS [COUNT]   UdevMonitor changes for up to SECONDS
 //                                         (stops after COUNT changes)
 // Every line starts with the CLOCK_MONOTONIC time in seconds.
@@ -111,6 +115,40 @@ case "read" where args.count >= 4:
   }
   device.close()
   say("closed")
+case "watch" where args.count >= 4:
+  let device = try EvdevDevice(path: args[2])
+  let options = args.dropFirst(4)
+  let wantGrab = options.contains("grab")
+  let after = options.first { $0.hasPrefix("after=") }.map { String($0.dropFirst(6)) }
+  say("opened \(device.identity.devnode) down=\(device.keysDown)")
+  var grabbed = false
+  func tryGrab() {
+    guard wantGrab && !grabbed else { return }
+    let outcome = device.grabWhenIdle()
+    grabbed = outcome == .grabbed
+    say("grab \(outcome)")
+  }
+  tryGrab()
+  if let after {
+    while access(after, F_OK) != 0 { usleep(50_000) }
+    say("reading")
+  }
+  let deadline = now() + (Double(args[3]) ?? 5)
+  while now() < deadline {
+    guard waitReadable(device.fd, timeoutMs: Int32(max(1, (deadline - now()) * 1000))) != 0
+    else { continue }
+    let batch = device.readEvents()
+    if batch.dropped { say("dropped") }
+    for event in batch.events where event.type == InputEvent.keyType {
+      say("key \(KeyCode(event.code).name) \(event.value)")
+    }
+    if batch.gone {
+      say("gone")
+      break
+    }
+    tryGrab()
+  }
+  say("keys down at end \(device.keysDown)")
 case "monitor" where args.count >= 3:
   let monitor = try UdevMonitor()
   let deadline = now() + (Double(args[2]) ?? 10)
