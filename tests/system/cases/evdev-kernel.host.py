@@ -1,5 +1,6 @@
-"""Host side of evdev-kernel: hold kp_7 while the guest opens, type kp_8 (which
-QEMU queues it behind kp_7's release); then flood the unread device with keys and type kp_9 after the guest starts reading."""
+"""Host side of evdev-kernel: hold kp_7 while the guest opens, type kp_8 (QEMU queues
+it behind kp_7's release); then flood the unread device with keys, and type kp_9 once
+the guest reads again."""
 import time
 
 import qmp
