@@ -1,11 +1,13 @@
 import Glibc
 import PinpadCore
-import PinpadSystem
 import Testing
+
+@testable import PinpadSystem
 
 /// A device reading raw `struct input_event` records from a pipe: the test plays the kernel.
 private final class FakeKernel {
   let device: EvdevDevice
+  let source: RecordPipeSource
   private(set) var writeEnd: Int32
 
   init(keysDown: [KeyCode] = []) {
@@ -17,7 +19,8 @@ private final class FakeKernel {
       devnode: "/dev/input/event7", name: "Test Keypad", vendor: 0x1234, product: 0x5678,
       bustype: 3, phys: "usb-test-1/input0")
     let keys = (0...9).map { KeyCode.keypad(UInt8($0)) } + [.kpEnter, .backspace]
-    device = EvdevDevice(simulating: identity, keys: keys, keysDown: keysDown, fd: fds[0])
+    source = RecordPipeSource(fd: fds[0], identity: identity, keys: keys, keysDown: keysDown)
+    device = EvdevDevice(path: identity.devnode, source: source, udev: identity)
   }
 
   deinit {
@@ -128,6 +131,42 @@ private final class FakeKernel {
     kernel.key(.keypad(8), 0)
     kernel.key(.keypad(9), 1)
     #expect(kernel.keys(kernel.device.readEvents()) == ["KEY_KP9=1"])
+  }
+
+  @Test func aHeldKeyReleasedDuringADropIsAPressAgainAfterwards() {
+    let kernel = FakeKernel(keysDown: [.keypad(3)])
+    kernel.source.keysAfterDrop = []  // KP3's release was among the dropped events
+    kernel.send(0, 3, 0)  // SYN_DROPPED
+    #expect(kernel.device.readEvents().dropped)
+    #expect(kernel.device.keysDown == [])
+    kernel.key(.keypad(3), 1)
+    #expect(kernel.keys(kernel.device.readEvents()) == ["KEY_KP3=1"])
+  }
+
+  @Test func aKeyPressedDuringADropIsNotAPress() {
+    let kernel = FakeKernel()
+    kernel.source.keysAfterDrop = [Int(KeyCode.keypad(4).rawValue)]
+    kernel.send(0, 3, 0)  // SYN_DROPPED; KP4 went down among the dropped events
+    #expect(kernel.device.readEvents().dropped)
+    kernel.key(.keypad(4), 0)
+    kernel.key(.keypad(5), 1)
+    #expect(kernel.keys(kernel.device.readEvents()) == ["KEY_KP5=1"])
+  }
+
+  @Test func theSimulatingInitialiserReadsRecordsToo() {
+    var fds: [Int32] = [0, 0]
+    #expect(pipe(&fds) == 0)
+    _ = fcntl(fds[0], F_SETFL, O_NONBLOCK)
+    let device = EvdevDevice(
+      simulating: DeviceIdentity(devnode: "/dev/input/event9", name: "Sim"),
+      keys: [.keypad(1)], fd: fds[0])
+    let record = InputEvent(time: .zero, type: 1, code: KeyCode.keypad(1).rawValue, value: 1)
+      .kernelRecord
+    _ = record.withUnsafeBytes { write(fds[1], $0.baseAddress, $0.count) }
+    #expect(device.readEvents().events.map(\.key) == [.keypad(1)])
+    #expect(device.capabilities.hasDigitKeys)
+    device.close()
+    close(fds[1])
   }
 
   @Test func removalIsReportedOnceAndTheFdHangsUp() {

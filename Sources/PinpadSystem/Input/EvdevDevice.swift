@@ -142,9 +142,10 @@ public final class EvdevDevice {
           break
         }
         // -EAGAIN: the diff is drained. Anything else: libevdev keeps its old state and
-        // carries on in normal mode.
+        // carries on in normal mode. Keys down now are held (their presses may have been
+        // lost); a held key that went up during the drop is held no longer.
         syncing = false
-        heldKeys.formUnion(keysDown.map(\.rawValue))
+        heldKeys = Set(keysDown.map(\.rawValue))
         continue
       }
       if rc == 0 {

@@ -85,6 +85,9 @@ final class RecordPipeSource: EvdevSource {
   private var buffer: [UInt8] = []
   private var pending: [input_event] = []
   private var closed = false
+  /// The key state the next resync finds (keys that changed in events the kernel
+  /// dropped); nil: the state the records left.
+  var keysAfterDrop: Set<Int>?
 
   init(fd: Int32, identity: DeviceIdentity, keys: [KeyCode], keysDown: [KeyCode]) {
     self.fd = fd
@@ -100,7 +103,12 @@ final class RecordPipeSource: EvdevSource {
 
   func next(sync: Bool, _ event: inout input_event) -> Int32 {
     if closed { return -EBADF }
-    if sync { return -EAGAIN }  // the state is already current: an empty resync
+    if sync {
+      // The kernel's state after a drop, as EVIOCGKEY would report it.
+      if let state = keysAfterDrop { down = state }
+      keysAfterDrop = nil
+      return -EAGAIN
+    }
     let size = MemoryLayout<input_event>.size
     var chunk = [UInt8](repeating: 0, count: 64 * size)
     let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
