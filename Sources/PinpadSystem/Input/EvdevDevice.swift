@@ -45,7 +45,12 @@ public final class EvdevDevice {
       _ = Glibc.close(fd)
       throw InputDeviceError(operation: "libevdev_new_from_fd", path: path, errno: -rc)
     }
-    self.init(path: path, source: LibevdevSource(fd: fd, device: device), udev: udev)
+    var identity = udev
+    if identity == nil {
+      // No udev: still know where it sits in sysfs, for `isVirtual`.
+      identity = DeviceIdentity(devnode: path, syspath: sysfsPath(ofCharacterDevice: fd) ?? "")
+    }
+    self.init(path: path, source: LibevdevSource(fd: fd, device: device), udev: identity)
   }
 
   /// The test seam: a device that reads raw `struct input_event` records (see
@@ -208,4 +213,16 @@ extension InputEvent {
     raw.value = value
     return withUnsafeBytes(of: &raw) { Array($0) }
   }
+}
+
+/// `/sys/devices/.../eventN` for an open character device, through `/sys/dev/char/MAJ:MIN`.
+func sysfsPath(ofCharacterDevice fd: Int32) -> String? {
+  var info = stat()
+  guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFCHR else { return nil }
+  let dev = UInt64(info.st_rdev)
+  let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & ~0xfff)
+  let minor = (dev & 0xff) | ((dev >> 12) & ~0xff)
+  guard let resolved = realpath("/sys/dev/char/\(major):\(minor)", nil) else { return nil }
+  defer { free(resolved) }
+  return String(cString: resolved)
 }

@@ -2,7 +2,8 @@
 // tests in the QEMU guest. Not part of the package: tests/system/lib/build-probe.sh links
 // it against the objects of a `swift build --target PinpadSystem`.
 //
-//   evdev-probe list                      --list-devices lines (udev/sysfs, else open)
+//   evdev-probe list [TOKEN...]           --list-devices lines (udev/sysfs, else open);
+//                                         TOKENs: Match= of one section "test"
 //   evdev-probe enumerate                 UdevMonitor.enumerate() with udev properties
 //   evdev-probe read PATH COUNT [grab]    print COUNT key events (never digits' meaning:
 //                                         test keyboards only), optionally grabbed
@@ -63,7 +64,13 @@ let args = CommandLine.arguments
 switch args.count > 1 ? args[1] : "" {
 case "list":
   let known = UdevDevices.enumerate(initialisedOnly: false)
-  let matcher = KeypadMatcher(keypads: [])
+  var sections: [KeypadConfig] = []
+  if args.count > 2 {
+    var section = KeypadConfig(name: "test")
+    section.match = Array(args.dropFirst(2))
+    sections.append(section)
+  }
+  let matcher = KeypadMatcher(keypads: sections)
   for path in inputEventNodes() {
     if let (identity, caps) = describeInputNode(path, udevDevices: known) {
       emit(DeviceListing(device: identity, capabilities: caps, matcher: matcher).line)
