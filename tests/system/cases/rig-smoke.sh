@@ -17,6 +17,17 @@ grep -q "id=0627:0001 .*digits=true.*ID_INPUT_KEY=1" "$RIG_SCRATCH/enumerate.txt
 grep -qP "^$kbd\tQEMU QEMU USB Keyboard\t0627:0001\t.+\tyes\tdefault$" "$RIG_SCRATCH/list.txt" ||
   rig_fail "--list-devices line for the keyboard is wrong"
 
+# The real command, once the daemon has it wired: the same lines as the probe's.
+if [ -x .build/debug/pinpadd ] &&
+  .build/debug/pinpadd --list-devices >"$RIG_SCRATCH/pinpadd-list.txt" 2>&1 &&
+  grep -qP "^/dev/input/event[0-9]+\t" "$RIG_SCRATCH/pinpadd-list.txt"; then
+  diff "$RIG_SCRATCH/list.txt" "$RIG_SCRATCH/pinpadd-list.txt" ||
+    rig_fail "pinpadd --list-devices differs from the probe's list"
+  rig_log "pinpadd --list-devices matches"
+else
+  rig_log "pinpadd --list-devices not wired yet: skipped"
+fi
+
 start=$(rig_now)
 "$RIG_PROBE" read "$kbd" 1 grab >"$RIG_SCRATCH/read.txt" 2>&1 &
 reader=$!
