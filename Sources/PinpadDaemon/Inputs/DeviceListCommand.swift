@@ -1,0 +1,32 @@
+import PinpadCore
+import PinpadSystem
+
+/// `pinpadd --list-devices` (SPEC §1): one line per `/dev/input/event*` with path, name,
+/// `vvvv:pppp`, phys, whether it can serve as a keypad, and the `[Keypad]` section it
+/// goes to (see `DeviceListing` for the format).
+///
+/// Device data comes from udev and sysfs, so no permission on the nodes is needed; a node
+/// sysfs does not know is opened instead, and one that cannot be opened either is still
+/// listed, with `?` for what is unknown.
+public enum DeviceListCommand {
+  public static func lines(
+    configuration: Configuration, directory: String = "/dev/input"
+  ) -> [String] {
+    let matcher = KeypadMatcher(keypads: configuration.keypads)
+    let known = UdevDevices.enumerate(initialisedOnly: false)
+    return inputEventNodes(in: directory).map { path in
+      guard let (identity, capabilities) = describeInputNode(path, udevDevices: known) else {
+        return [path, "?", "????:????", "?", "?", "-"].joined(separator: "\t")
+      }
+      return DeviceListing(device: identity, capabilities: capabilities, matcher: matcher).line
+    }
+  }
+
+  /// Prints the lines to stdout and returns the exit status: 0, also when there are no
+  /// input devices at all (an empty list is an answer).
+  public static func run(configuration: Configuration) -> Int32 {
+    let lines = lines(configuration: configuration)
+    for line in lines { print(line) }
+    return 0
+  }
+}

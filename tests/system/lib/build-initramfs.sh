@@ -1,0 +1,38 @@
+#!/bin/bash
+# Builds the rig's initramfs: busybox-static, the modules below with their
+# `modinfo -F depends` closure (in load order), and lib/init.sh as /init.
+# Usage: build-initramfs.sh KERNEL_VERSION OUTPUT.cpio.gz
+set -euo pipefail
+kver=$1
+out=$2
+here=$(cd "$(dirname "$0")" && pwd)
+# virtio_pci before 9pnet_virtio, or the 9p mount fails with "no channels available".
+wanted="virtio_pci 9pnet_virtio 9p overlay evdev uinput xhci-pci usbhid hid-generic bochs"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work"/{bin,sbin,proc,sys,dev,host,newroot,ovl,modules,etc}
+cp /bin/busybox "$work/bin/busybox"
+cp "$here/init.sh" "$work/init"
+chmod +x "$work/init"
+
+# Depth-first: a module's dependencies are loaded before it.
+declare -A seen=()
+order=()
+visit() {
+  local name=${1//-/_}
+  [[ -n ${seen[$name]:-} ]] && return
+  seen[$name]=1
+  local file deps dep
+  file=$(modinfo -k "$kver" -F filename "$1")
+  [[ $file == "(builtin)" || $file == *builtin* ]] && return
+  deps=$(modinfo -k "$kver" -F depends "$1")
+  for dep in ${deps//,/ }; do visit "$dep"; done
+  cp "$file" "$work/modules/"
+  order+=("$(basename "$file")")
+}
+for m in $wanted; do visit "$m"; done
+printf '%s\n' "${order[@]}" >"$work/modules/order"
+
+(cd "$work" && find . | cpio -o -H newc --quiet) | gzip -1 >"$out.tmp"
+mv "$out.tmp" "$out"

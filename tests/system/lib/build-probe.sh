@@ -1,0 +1,21 @@
+#!/bin/bash
+# Builds tests/system/helpers/evdev-probe.swift against the objects of
+# `swift build --target PinpadSystem` (no change to Package.swift). Prints the binary's path.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../../.." && pwd)
+out=${1:-$root/.build/system-tests/evdev-probe}
+cd "$root"
+swift build --target PinpadSystem >&2
+bin=$(swift build --show-bin-path)
+mkdir -p "$(dirname "$out")"
+objects=$(ls "$bin"/PinpadCore.build/*.o "$bin"/PinpadSystem.build/*.o "$bin"/CPinpadShim.build/*.o \
+  | grep -v -e 'Tests\.o$' -e '/PinpadCore\.o$' -e '/PinpadSystem\.o$' || true)
+# shellcheck disable=SC2086
+swiftc -swift-version 6 -O -module-name evdev_probe -o "$out" \
+  tests/system/helpers/evdev-probe.swift $objects \
+  -I "$bin/Modules" \
+  -Xcc -fmodule-map-file="$root/Sources/CLibevdev/module.modulemap" \
+  -Xcc -fmodule-map-file="$root/Sources/CLibudev/module.modulemap" \
+  -Xcc -fmodule-map-file="$bin/CPinpadShim.build/module.modulemap" \
+  -Xcc -I/usr/include/libevdev-1.0 -levdev -ludev >&2
+echo "$out"

@@ -1,0 +1,80 @@
+# Helpers for guest-side case scripts (source "$RIG_LIB/guest.sh").
+# The case runs as root in a chroot of the host's root with a tmpfs overlay; the
+# worktree is the current directory; $RIG_SCRATCH is shared with the host driver.
+
+set -u
+
+rig_now() { cut -d' ' -f1 /proc/uptime; }
+rig_log() { echo "guest: $(rig_now)s $*"; }
+rig_fail() { rig_log "FAIL: $*"; exit 1; }
+
+# rig_measure NAME START: records "NAME=seconds" in $RIG_SCRATCH/timings.
+rig_measure() {
+  local elapsed
+  elapsed=$(awk -v a="$2" -v b="$(rig_now)" 'BEGIN { printf "%.2f", b - a }')
+  echo "$1=$elapsed" >>"$RIG_SCRATCH/timings"
+  rig_log "$1 took ${elapsed}s"
+}
+
+# Starts systemd-udevd, waits until it answers, triggers and settles. Only the input
+# subsystem is triggered (all of them take 10 s more under TCG); RIG_TRIGGER_ALL=1 for all.
+rig_start_udevd() {
+  local start
+  start=$(rig_now)
+  /lib/systemd/systemd-udevd --daemon || rig_fail "udevd did not start"
+  local tries=0
+  until udevadm control --ping 2>/dev/null; do
+    tries=$((tries + 1))
+    [ $tries -gt 300 ] && rig_fail "udevd never answered"
+    sleep 0.1
+  done
+  rig_measure udevd_ready "$start"
+  start=$(rig_now)
+  if [ "${RIG_TRIGGER_ALL:-}" = 1 ]; then
+    udevadm trigger --action=add
+  else
+    udevadm trigger --action=add --subsystem-match=input
+  fi
+  udevadm settle --timeout=60 || rig_fail "udevadm settle timed out"
+  rig_measure udev_trigger_settle "$start"
+}
+
+# Installs the project's udev rules into the (overlay) /etc and reloads udevd.
+rig_install_rules() {
+  cp udev-rules/*.rules /etc/udev/rules.d/
+  udevadm control --reload 2>/dev/null || true
+}
+
+# rig_signal NAME: tells the host driver NAME happened.
+rig_signal() { : >"$RIG_SCRATCH/guest-$1"; }
+
+# rig_wait NAME [SECONDS]: waits for the host driver's signal NAME.
+rig_wait() {
+  local deadline=$(($(date +%s) + ${2:-60}))
+  until [ -e "$RIG_SCRATCH/host-$1" ]; do
+    [ "$(date +%s)" -ge "$deadline" ] && rig_fail "host never signalled $1"
+    sleep 0.05
+  done
+}
+
+# rig_wait_for_node PATTERN [SECONDS]: waits until a file matching PATTERN exists.
+rig_wait_for_node() {
+  local deadline=$(($(date +%s) + ${2:-30}))
+  # shellcheck disable=SC2086
+  until ls $1 >/dev/null 2>&1; do
+    [ "$(date +%s)" -ge "$deadline" ] && rig_fail "no $1"
+    sleep 0.05
+  done
+}
+
+# rig_node_of NAME_SUBSTRING: the /dev/input/eventN whose device name contains it.
+rig_node_of() {
+  local dir
+  for dir in /sys/class/input/event*; do
+    if grep -qF "$1" "$dir/device/name" 2>/dev/null; then
+      echo "/dev/input/$(basename "$dir")"
+      return 0
+    fi
+  done
+  return 1
+}

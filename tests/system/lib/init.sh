@@ -1,0 +1,46 @@
+#!/bin/busybox sh
+# /init of the rig's initramfs. Mounts the host's root (9p, read-only) under a tmpfs
+# overlay at /newroot so the guest can write anywhere (/etc/udev/rules.d ...), mounts
+# proc, sys, dev, run, tmp and the writable scratch share (at the same path as on the
+# host), then runs the case script in a chroot and powers off.
+# Kernel command line: rig.scratch=HOST_PATH rig.source=WORKTREE
+/bin/busybox --install -s /bin
+export PATH=/bin:/sbin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+stamp() { echo "rig: $(cut -d' ' -f1 /proc/uptime)s $*"; }
+stamp "init started"
+for arg in $(cat /proc/cmdline); do
+  case $arg in
+    rig.scratch=*) scratch=${arg#rig.scratch=} ;;
+    rig.source=*) source=${arg#rig.source=} ;;
+  esac
+done
+for module in $(cat /modules/order); do
+  insmod "/modules/$module" 2>/dev/null || echo "rig: insmod $module failed"
+done
+stamp "modules loaded"
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 host /host || { echo "rig: 9p host mount failed"; poweroff -f; }
+mount -t tmpfs tmpfs /ovl
+mkdir -p /ovl/upper /ovl/work
+mount -t overlay overlay -o lowerdir=/host,upperdir=/ovl/upper,workdir=/ovl/work /newroot ||
+  { echo "rig: overlay failed"; poweroff -f; }
+mount -t proc proc /newroot/proc
+mount -t sysfs sysfs /newroot/sys
+mount -t devtmpfs devtmpfs /newroot/dev
+mkdir -p /newroot/dev/pts && mount -t devpts devpts /newroot/dev/pts
+mount -t tmpfs tmpfs /newroot/run
+mount -t tmpfs tmpfs /newroot/tmp
+mkdir -p "/newroot$scratch"
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 scratch "/newroot$scratch" ||
+  { echo "rig: 9p scratch mount failed"; poweroff -f; }
+stamp "root ready"
+chroot /newroot /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+  HOME=/root TERM=dumb SYSTEMD_IGNORE_CHROOT=1 RIG_SCRATCH="$scratch" RIG_SOURCE="$source" \
+  RIG_LIB="$source/tests/system/lib" RIG_PROBE="$scratch/evdev-probe" \
+  /bin/bash -c 'cd "$RIG_SOURCE" && exec /bin/bash "$RIG_SCRATCH/case.sh"' </dev/console
+echo $? >"/newroot$scratch/result"
+stamp "case finished: $(cat "/newroot$scratch/result")"
+sync
+poweroff -f
