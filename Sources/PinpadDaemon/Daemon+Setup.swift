@@ -78,8 +78,12 @@ extension Daemon {
         case .terminal: input = TerminalInput(keypad: defaultKeypad)
         case .replay(let path, let fast):
           input = try ReplayInput(path: path, fast: fast, keypad: defaultKeypad)
-        case .auto, .device:
-          throw InputError("keypad discovery is not available in this build; use --input terminal")
+        case .auto:
+          input = KeypadDevices(
+            mode: .discover, keypads: config.keypads, fallbackKeypad: defaultKeypad, log: log)
+        case .device(let path):
+          input = KeypadDevices(
+            mode: .path(path), keypads: config.keypads, fallbackKeypad: defaultKeypad, log: log)
         }
         try input.start(loop: loop) { [unowned self] keypad, event in
           self.handle(event, keypad: keypad)

@@ -177,6 +177,7 @@ public final class Daemon {
     config.lockout = loaded.lockout
     config.display = loaded.display
     config.keypads = loaded.keypads
+    for case let devices as KeypadDevices in inputs { devices.reconfigure(keypads: loaded.keypads) }
     let now = now()
     for name in Array(machines.keys) {
       let actions = machines[name]!.reconfigure(

@@ -66,8 +66,7 @@ public enum DaemonMain {
   }
 
   static func listDevices(config: Configuration) -> Int32 {
-    printError("pinpadd: --list-devices is not available in this build")
-    return 69
+    DeviceListCommand.run(configuration: config)
   }
 
   static func printError(_ line: String) {

@@ -157,6 +157,7 @@ public final class EvdevDevice {
         if let kept = filtered(event) { batch.events.append(kept) }
       } else if rc == statusSync {
         batch.dropped = true
+        if batch.droppedIndex == nil { batch.droppedIndex = batch.events.count }
         syncing = true
       } else if rc == -EINTR {
         continue

@@ -34,6 +34,9 @@ public struct InputBatch: Equatable, Sendable {
   /// The kernel dropped events (`SYN_DROPPED`): the device was resynchronised, and any
   /// partial entry on this keypad must be wiped.
   public var dropped = false
+  /// Where in `events` the kernel's drop happened: events before it were read before
+  /// the SYN_DROPPED, events from it on after the resync.
+  public var droppedIndex: Int? = nil
   /// The device is gone (unplugged: ENODEV, a hang-up, or the fd is no longer valid).
   /// Stop polling its fd and close it; it never becomes readable again.
   public var gone = false
