@@ -409,3 +409,37 @@ extension Dictionary where Key == String, Value == Any {
   func string(_ key: String) -> String? { self[key] as? String }
   func int(_ key: String) -> Int? { (self[key] as? NSNumber)?.intValue }
 }
+
+/// A background program, killed when dropped.
+final class RunningProcess {
+  let process = Process()
+  let stdout: Collector
+  let stderr: Collector
+
+  init(_ path: String, _ arguments: [String], environment: [String: String]? = nil) throws {
+    _ = E2E.ignorePipes
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    if let environment { process.environment = environment }
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    stdout = Collector(out.fileHandleForReading)
+    stderr = Collector(err.fileHandleForReading)
+  }
+
+  deinit { kill() }
+
+  var pid: Int32 { process.processIdentifier }
+
+  func kill(_ signal: Int32 = SIGKILL) {
+    if process.isRunning {
+      _ = Glibc.kill(process.processIdentifier, signal)
+      _ = E2E.waitUntil(timeout: 5) { !process.isRunning }
+      process.waitUntilExit()
+    }
+  }
+}
