@@ -174,12 +174,13 @@ final class RunningDaemon {
   init(
     config: String = "", recording: String? = nil, fast: Bool = false,
     display: String = "none", logLevel: String = "debug", dir: TempDir = TempDir(),
+    socketPath: String? = nil,
     extraArguments: [String] = [], launcher: [String] = [], waitForSocket: Bool = true,
     stdout: FileHandle? = nil
   ) throws {
     _ = E2E.ignorePipes
     self.dir = dir
-    socket = dir.file("run/pinpadd.sock")
+    socket = socketPath ?? dir.file("run/pinpadd.sock")
     stateDir = dir.file("state")
     configPath = dir.write("pinpadd.conf", config)
     let recordingPath = dir.write(
