@@ -13,6 +13,14 @@ import PinpadSystem
 enum ControllerService {
   static let retryMicroseconds: UInt32 = 1_000_000
 
+  /// Unblocks every signal. A client started from a thread that blocks signals (a
+  /// test runner, a thread pool) inherits that mask and would otherwise ignore SIGTERM.
+  static func unblockSignals() {
+    var none = sigset_t()
+    sigemptyset(&none)
+    _ = sigprocmask(SIG_SETMASK, &none, nil)
+  }
+
   static func main(socketPath: String, arguments: [String]) throws -> Int32 {
     var args = arguments[...]
     var path: String? = nil
