@@ -436,11 +436,14 @@ final class RunningProcess {
 
   var pid: Int32 { process.processIdentifier }
 
+  /// Sends `signal`; SIGKILL follows when the process is still there after 5 s.
   func kill(_ signal: Int32 = SIGKILL) {
-    if process.isRunning {
-      _ = Glibc.kill(process.processIdentifier, signal)
-      _ = E2E.waitUntil(timeout: 5) { !process.isRunning }
-      process.waitUntilExit()
+    guard process.isRunning else { return }
+    _ = Glibc.kill(process.processIdentifier, signal)
+    if !E2E.waitUntil(timeout: 5, { !process.isRunning }) {
+      Issue.record("\(process.executableURL?.path ?? "?") ignored signal \(signal)")
+      _ = Glibc.kill(process.processIdentifier, SIGKILL)
     }
+    process.waitUntilExit()
   }
 }
