@@ -108,6 +108,8 @@ import Testing
     let dir = TempDir()
     chmod(dir.path, 0o755)
     let daemon = try RunningDaemon(dir: dir)
+    // The daemon sets the mode after listen(): wait for that before widening it.
+    #expect(E2E.waitUntil(timeout: 5) { daemon.log.contains("listening on") })
     chmod(daemon.socket, 0o666)
     let nobody = try runProgram(
       "/usr/bin/setpriv",

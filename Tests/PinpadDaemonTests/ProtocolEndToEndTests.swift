@@ -86,7 +86,7 @@ import Testing
           if i % 5 == 0 { c.send("{\"type\":\"sta") }  // gone mid-line
           c.close()
         } catch {
-          failures.add()
+          failures.add("client \(i): \(error)")
         }
       }
       failures.finish()
@@ -103,7 +103,7 @@ import Testing
     }
     #expect(seen == codes)
     #expect(failures.waitFinished(timeout: 10))
-    #expect(failures.value == 0)
+    #expect(failures.value == 0, "\(failures.messages)")
     #expect(
       E2E.waitUntil(timeout: 3) {
         ((try? controller.status(timeout: 1))??.int("clients")) == 1
@@ -178,11 +178,18 @@ import Testing
 final class Counter: @unchecked Sendable {
   private let lock = NSLock()
   private var count = 0
+  private var notes: [String] = []
   private let done = DispatchSemaphore(value: 0)
-  func add() {
+  func add(_ note: String = "") {
     lock.lock()
     count += 1
+    notes.append(note)
     lock.unlock()
+  }
+  var messages: [String] {
+    lock.lock()
+    defer { lock.unlock() }
+    return notes
   }
   var value: Int {
     lock.lock()
