@@ -18,6 +18,7 @@ public enum ControlMain {
     """
 
   public static func run(arguments: [String]) -> Int32 {
+    ControllerService.unblockSignals()
     SignalReader.ignoreBrokenPipes()
     var rest = arguments[...]
     var socketPath = "/run/pinpadd/pinpadd.sock"

@@ -1,0 +1,114 @@
+import Foundation
+import Glibc
+import Testing
+
+/// `pinpadctl serve --codes FILE` and `pinpadctl hash` (SPEC §4.4, issue 4).
+@Suite struct ControllerEndToEndTests {
+  static func hashLine(_ name: String, _ code: String) throws -> String {
+    let run = try runProgram(E2E.pinpadctl, ["hash", name], input: code + "\n")
+    #expect(run.status == 0, "\(run.stderr)")
+    let line = run.stdout.trimmingCharacters(in: .newlines)
+    #expect(line.hasPrefix("\(name):$y$"), "\(line)")
+    #expect(!run.stdout.contains(code) && !run.stderr.contains(code))
+    return line
+  }
+
+  @Test func hashReadsStandardInputAndMakesAFreshYescryptHashEachTime() throws {
+    let a = try Self.hashLine("door", "0007")
+    let b = try Self.hashLine("door", "0007")
+    #expect(a != b)  // a new salt every time
+    for bad in ["12a4", "", String(repeating: "1", count: 33)] {
+      let run = try runProgram(E2E.pinpadctl, ["hash"], input: bad + "\n")
+      #expect(run.status == 1, "\(bad): \(run.stderr)")
+      #expect(run.stdout.isEmpty)
+    }
+    #expect(try runProgram(E2E.pinpadctl, ["hash", "a:b"], input: "1234\n").status == 64)
+  }
+
+  @Test func hashOnATerminalAsksTwiceWithoutEcho() throws {
+    let terminal = try PseudoTerminal()
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: E2E.pinpadctl)
+    process.arguments = ["hash", "alice"]
+    process.standardInput = terminal.follower
+    process.standardOutput = terminal.follower
+    process.standardError = terminal.follower
+    try process.run()
+    defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    terminal.closeFollower()
+    var seen = terminal.readAll(timeout: 5) { $0.contains("Code: ") }
+    terminal.type("4321\r")
+    seen += terminal.readAll(timeout: 5) { $0.contains("Again: ") }
+    terminal.type("4321\r")
+    seen += terminal.readAll(timeout: 5)
+    #expect(E2E.waitUntil(timeout: 5) { !process.isRunning })
+    #expect(process.terminationStatus == 0, "\(seen)")
+    #expect(seen.contains("alice:$y$"), "\(seen)")
+    #expect(!seen.contains("4321"), "the code was echoed: \(seen)")
+  }
+
+  @Test func serveGrantsMatchingCodesDeniesOthersAndReportsBadLines() throws {
+    let dir = TempDir()
+    let codes = dir.write(
+      "codes",
+      "# door codes\nnot a line\n" + (try Self.hashLine("alice", "0007")) + "\nbob:\n")
+    let daemon = try RunningDaemon(
+      recording: E2E.recording("0007\n|1234\n", firstGap: 1.2, pause: 0.3), dir: dir)
+    let watcher = try daemon.connect()
+    let serve = try RunningProcess(
+      E2E.pinpadctl, ["--socket", daemon.socket, "serve", "--codes", codes])
+    var verdicts: [String] = []
+    for expected in ["0007", "1234"] {
+      let code = try #require(try watcher.waitFor("code", timeout: 5)).message
+      #expect(code.string("code") == expected)
+      let verdict = try #require(
+        try watcher.waitFor("verdict", timeout: 5) { $0.string("id") == code.string("id") })
+      verdicts.append(verdict.message.string("result") ?? "")
+    }
+    #expect(verdicts == ["granted", "denied"])
+    serve.kill(SIGTERM)
+    let log = serve.stderr.wait()
+    #expect(log.contains("\(codes):2: expected NAME:HASH"), "\(log)")
+    #expect(log.contains("\(codes):4: "), "\(log)")
+    #expect(log.contains("granted (alice)"))
+    #expect(!log.contains("0007") && !log.contains("1234"), "serve printed a code: \(log)")
+    #expect(daemon.stop() == 0)
+  }
+
+  @Test func serveRereadsTheCodesFileWhenItChanges() throws {
+    let dir = TempDir()
+    let alice = try Self.hashLine("alice", "0007")
+    let bob = try Self.hashLine("bob", "2468")
+    let codes = dir.write("codes", alice + "\n")
+    let daemon = try RunningDaemon(
+      recording: E2E.recording("2468\n|2468\n", firstGap: 1.2, pause: 1.0), dir: dir)
+    let watcher = try daemon.connect()
+    let serve = try RunningProcess(
+      E2E.pinpadctl, ["--socket", daemon.socket, "serve", "--codes", codes])
+    let first = try #require(try watcher.waitFor("verdict", timeout: 5)).message
+    #expect(first.string("result") == "denied")
+    dir.write("codes", alice + "\n" + bob + "\n")
+    let second = try #require(try watcher.waitFor("verdict", timeout: 5)).message
+    #expect(second.string("result") == "granted")
+    serve.kill(SIGTERM)
+    #expect(daemon.stop() == 0)
+  }
+
+  @Test func serveReconnectsAfterTheDaemonRestarts() throws {
+    let dir = TempDir()
+    let codes = dir.write("codes", try Self.hashLine("alice", "0007") + "\n")
+    var daemon = try RunningDaemon(dir: dir)
+    let serve = try RunningProcess(
+      E2E.pinpadctl, ["--socket", daemon.socket, "serve", "--codes", codes])
+    #expect(
+      E2E.waitUntil(timeout: 3) { (try? daemon.connect().status())??.int("clients") == 2 })
+    #expect(daemon.stop() == 0)
+    daemon = try RunningDaemon(recording: E2E.recording("0007\n", firstGap: 2.0), dir: dir)
+    let watcher = try daemon.connect()
+    let verdict = try #require(try watcher.waitFor("verdict", timeout: 6)).message
+    #expect(verdict.string("result") == "granted")
+    serve.kill(SIGTERM)
+    #expect(serve.stderr.wait().contains("reconnecting"))
+    #expect(daemon.stop() == 0)
+  }
+}

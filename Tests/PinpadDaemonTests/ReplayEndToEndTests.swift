@@ -1,0 +1,83 @@
+import Foundation
+import Glibc
+import Testing
+
+/// Recordings replayed into the real daemon; a client on the real socket sees the
+/// entry, the code and the verdicts (SPEC §1 replay inputs, §3, §4.2).
+@Suite struct ReplayEndToEndTests {
+  @Test func timedReplayShowsEntryEventsThenTheCodeWithLeadingZeros() throws {
+    let daemon = try RunningDaemon(recording: E2E.recording("0007\n", firstGap: 0.6))
+    let client = try daemon.connect()
+    #expect(client.hello.string("type") == "hello")
+    #expect(client.hello.int("protocol") == 1)
+    #expect(client.hello.string("version")?.isEmpty == false)
+
+    let got = try #require(try client.waitFor("code", timeout: 5))
+    #expect(got.message.string("code") == "0007")
+    #expect(got.message.string("keypad") == "default")
+    let entries = got.before.filter { $0.string("type") == "entry" }
+    #expect(entries.first?.string("event") == "started")
+    #expect(entries.map { $0.int("length") ?? -1 } == [1, 2, 3, 4])
+    #expect(entries.allSatisfy { $0["code"] == nil })
+    let at = try #require(got.message.string("at"))
+    #expect(at.hasSuffix("Z") && at.contains("T"))
+
+    let id = try #require(got.message.string("id"))
+    client.send(json: ["type": "verdict", "id": id, "result": "granted", "message": "Welcome"])
+    let verdict = try #require(try client.waitFor("verdict", timeout: 3))
+    #expect(verdict.message.string("id") == id)
+    #expect(verdict.message.string("result") == "granted")
+    #expect(daemon.stop() == 0)
+  }
+
+  @Test func fastReplayDeliversTheHeldCodeToTheFirstClient() throws {
+    let daemon = try RunningDaemon(recording: E2E.recording("00420E", keypad: true), fast: true)
+    let client = try daemon.connect()
+    let got = try #require(try client.waitFor("code", timeout: 5))
+    #expect(got.message.string("code") == "00420")
+    #expect(daemon.stop() == 0)
+  }
+
+  @Test func fixedLengthSubmitsWithoutEnterAndIgnoresExtraDigits() throws {
+    let daemon = try RunningDaemon(
+      config: "[Entry]\nLength=4\n", recording: E2E.recording("43219"), fast: true)
+    let client = try daemon.connect()
+    let got = try #require(try client.waitFor("code", timeout: 5))
+    #expect(got.message.string("code") == "4321")
+    // The fifth digit comes while the code is being checked: no second code.
+    #expect(try client.waitFor("code", timeout: 0.5) == nil)
+    #expect(daemon.stop() == 0)
+  }
+
+  @Test func deniedMaxFailuresTimesLocksOutAndTheLockoutSurvivesARestart() throws {
+    let dir = TempDir()
+    let config = "[Lockout]\nMaxFailures=2\nLockoutSec=30\n"
+    var daemon = try RunningDaemon(
+      config: config, recording: E2E.recording("1111\n|2222\n", firstGap: 0.6, pause: 0.4),
+      dir: dir)
+    let client = try daemon.connect()
+    for expected in ["1111", "2222"] {
+      let code = try #require(try client.waitFor("code", timeout: 5)).message
+      #expect(code.string("code") == expected)
+      client.send(json: ["type": "verdict", "id": code.string("id")!, "result": "denied"])
+    }
+    let lockout = try #require(try client.waitFor("lockout", timeout: 3)).message
+    #expect(lockout.string("keypad") == "default")
+    #expect(lockout.int("seconds") == 30)
+    #expect(daemon.stop() == 0)
+    let stateFiles = try FileManager.default.contentsOfDirectory(atPath: daemon.stateDir)
+    #expect(!stateFiles.isEmpty)
+
+    // Same state folder, a new process: the keypad is still locked and ignores digits.
+    daemon = try RunningDaemon(
+      config: config, recording: E2E.recording("3333\n"), fast: true, dir: dir)
+    let again = try daemon.connect()
+    #expect(try again.waitFor("code", timeout: 1) == nil)
+    let status = try #require(try again.status())
+    let keypads = status["keypads"] as? [[String: Any]] ?? []
+    let pad = try #require(keypads.first { $0.string("name") == "default" })
+    #expect(pad.string("state") == "locked")
+    #expect((pad.int("locked_seconds") ?? 0) > 20)
+    #expect(daemon.stop() == 0)
+  }
+}

@@ -1,0 +1,449 @@
+import Foundation
+import Glibc
+import PinpadCore
+import Testing
+
+/// Helpers for tests that drive the real `pinpadd` and `pinpadctl` binaries over real
+/// Unix sockets. Every wait is bounded; every process is killed on every path.
+enum E2E {
+  /// The folder holding the built binaries: $PINPADD_BIN_DIR, or the folder of the
+  /// test bundle (`swift test` builds the executables next to it).
+  static let binDirectory: String = {
+    if let dir = ProcessInfo.processInfo.environment["PINPADD_BIN_DIR"], !dir.isEmpty {
+      return dir
+    }
+    let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+    return (exe as NSString).deletingLastPathComponent
+  }()
+
+  static var pinpadd: String { binDirectory + "/pinpadd" }
+  static var pinpadctl: String { binDirectory + "/pinpadctl" }
+
+  static let ignorePipes: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
+
+  /// Monotonic seconds.
+  static func now() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+  }
+
+  static func sleep(_ seconds: Double) { usleep(UInt32(seconds * 1e6)) }
+
+  /// Polls `condition` every 10 ms until it holds or `timeout` passes.
+  @discardableResult
+  static func waitUntil(timeout: Double, _ condition: () -> Bool) -> Bool {
+    let end = now() + timeout
+    while now() < end {
+      if condition() { return true }
+      sleep(0.01)
+    }
+    return condition()
+  }
+
+  /// A recording typing `keys`: digits as KEY_n (or KEY_KPn with `keypad`), `\n` Enter,
+  /// `E` KEY_KPENTER, `<` Backspace, `|` a pause of `pause` seconds before the next key.
+  static func recording(
+    _ keys: String, firstGap: Double = 0.05, gap: Double = 0.1, pause: Double = 0.5,
+    keypad: Bool = false
+  ) -> String {
+    var presses: [(KeyCode, gapSeconds: Double)] = []
+    var nextGap = firstGap
+    for ch in keys {
+      let code: KeyCode
+      switch ch {
+      case "0"..."9":
+        let d = UInt8(String(ch))!
+        code = keypad ? .keypad(d) : .mainRow(d)
+      case "\n": code = .enter
+      case "E": code = .kpEnter
+      case "<": code = .backspace
+      case "|":
+        nextGap += pause
+        continue
+      default: fatalError("no key for \(ch)")
+      }
+      presses.append((code, nextGap))
+      nextGap = gap
+    }
+    return EvemuWriter.keyPresses(presses)
+  }
+}
+
+/// A temporary folder, removed with everything in it when dropped.
+final class TempDir {
+  let path: String
+  init() {
+    var template = Array("/tmp/pinpadd-e2e-XXXXXX".utf8CString)
+    let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+    precondition(made != nil, "mkdtemp failed")
+    path = String(
+      decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+  deinit { try? FileManager.default.removeItem(atPath: path) }
+
+  func file(_ name: String) -> String { path + "/" + name }
+
+  @discardableResult
+  func write(_ name: String, _ text: String) -> String {
+    let p = file(name)
+    _ = FileManager.default.createFile(atPath: p, contents: Data(text.utf8))
+    return p
+  }
+
+  func read(_ name: String) -> String {
+    (try? String(contentsOfFile: file(name), encoding: .utf8)) ?? ""
+  }
+}
+
+/// Output of a finished program.
+struct Finished {
+  var status: Int32
+  var stdout: String
+  var stderr: String
+}
+
+/// Runs a program to completion (killed after `timeout` seconds), with `input` on stdin.
+func runProgram(
+  _ path: String, _ arguments: [String], input: String? = nil, timeout: Double = 10,
+  environment: [String: String]? = nil
+) throws -> Finished {
+  _ = E2E.ignorePipes
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: path)
+  process.arguments = arguments
+  if let environment { process.environment = environment }
+  let out = Pipe()
+  let err = Pipe()
+  let inp = Pipe()
+  process.standardOutput = out
+  process.standardError = err
+  process.standardInput = inp
+  try process.run()
+  if let input { inp.fileHandleForWriting.write(Data(input.utf8)) }
+  try? inp.fileHandleForWriting.close()
+  // Read both pipes on their own threads so a chatty program cannot block.
+  let outData = Collector(out.fileHandleForReading)
+  let errData = Collector(err.fileHandleForReading)
+  if !E2E.waitUntil(timeout: timeout, { !process.isRunning }) {
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+    Issue.record("\(path) \(arguments) did not finish within \(timeout) s")
+  }
+  process.waitUntilExit()
+  return Finished(
+    status: process.terminationStatus, stdout: outData.wait(), stderr: errData.wait())
+}
+
+/// Reads a file handle to its end on a background thread.
+final class Collector: @unchecked Sendable {
+  private let lock = NSLock()
+  private var data = Data()
+  private let done = DispatchSemaphore(value: 0)
+  init(_ handle: FileHandle) {
+    Thread.detachNewThread { [self] in
+      let all = handle.readDataToEndOfFile()
+      lock.lock()
+      data = all
+      lock.unlock()
+      done.signal()
+    }
+  }
+  func wait(timeout: Double = 5) -> String {
+    _ = done.wait(timeout: .now() + timeout)
+    lock.lock()
+    defer { lock.unlock() }
+    return String(decoding: data, as: UTF8.self)
+  }
+}
+
+/// A running `pinpadd` with its own temp folder, socket, state folder and log file.
+/// Killed (SIGKILL) when dropped if still running.
+final class RunningDaemon {
+  let dir: TempDir
+  let socket: String
+  let stateDir: String
+  let configPath: String
+  let logPath: String
+  let process = Process()
+  private(set) var arguments: [String] = []
+
+  /// Starts pinpadd. `config` is written to `pinpadd.conf`; `keys` (a recording, see
+  /// `E2E.recording`) becomes `--input replay:` (or replay-fast). With no keys an
+  /// empty recording keeps the daemon running without input.
+  init(
+    config: String = "", recording: String? = nil, fast: Bool = false,
+    display: String = "none", logLevel: String = "debug", dir: TempDir = TempDir(),
+    socketPath: String? = nil,
+    extraArguments: [String] = [], launcher: [String] = [], waitForSocket: Bool = true,
+    stdout: FileHandle? = nil
+  ) throws {
+    _ = E2E.ignorePipes
+    self.dir = dir
+    socket = socketPath ?? dir.file("run/pinpadd.sock")
+    stateDir = dir.file("state")
+    configPath = dir.write("pinpadd.conf", config)
+    let recordingPath = dir.write(
+      "keys-\(UInt32.random(in: 0...UInt32.max)).txt", recording ?? E2E.recording(""))
+    logPath = dir.file("daemon-\(UInt32.random(in: 0...UInt32.max)).log")
+    _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+    arguments = [
+      "--config", configPath, "--input", (fast ? "replay-fast:" : "replay:") + recordingPath,
+      "--display", display, "--socket", socket, "--state-dir", stateDir,
+      "--log-level", logLevel,
+    ]
+    arguments += extraArguments
+    if launcher.isEmpty {
+      process.executableURL = URL(fileURLWithPath: E2E.pinpadd)
+      process.arguments = arguments
+    } else {
+      process.executableURL = URL(fileURLWithPath: launcher[0])
+      process.arguments = Array(launcher.dropFirst()) + [E2E.pinpadd] + arguments
+    }
+    let logHandle = FileHandle(forWritingAtPath: logPath)
+    process.standardError = logHandle
+    process.standardOutput = stdout ?? FileHandle.nullDevice
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    try? logHandle?.close()
+    if waitForSocket {
+      let up = E2E.waitUntil(timeout: 10) { self.isAnswering() || !self.process.isRunning }
+      guard up, process.isRunning else {
+        throw DaemonFailed(log: log, status: process.isRunning ? nil : process.terminationStatus)
+      }
+    }
+  }
+
+  deinit { kill() }
+
+  var pid: Int32 { process.processIdentifier }
+  var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+  var isRunning: Bool { process.isRunning }
+
+  func isAnswering() -> Bool {
+    guard let client = try? TestClient(path: socket, expectHello: false) else { return false }
+    client.close()
+    return true
+  }
+
+  func connect() throws -> TestClient { try TestClient(path: socket) }
+
+  func signal(_ number: Int32) { _ = Glibc.kill(pid, number) }
+
+  /// SIGTERM, then the exit status (nil when it did not exit within `timeout`; then it
+  /// is killed).
+  @discardableResult
+  func stop(timeout: Double = 5) -> Int32? {
+    guard process.isRunning else { return process.terminationStatus }
+    signal(SIGTERM)
+    return waitExit(timeout: timeout)
+  }
+
+  func waitExit(timeout: Double) -> Int32? {
+    if E2E.waitUntil(timeout: timeout, { !process.isRunning }) {
+      process.waitUntilExit()
+      return process.terminationStatus
+    }
+    kill()
+    return nil
+  }
+
+  func kill() {
+    if process.isRunning {
+      _ = Glibc.kill(pid, SIGKILL)
+      process.waitUntilExit()
+    }
+  }
+}
+
+struct DaemonFailed: Error, CustomStringConvertible {
+  var log: String
+  var status: Int32?
+  var description: String {
+    "pinpadd did not come up (status \(status.map(String.init) ?? "-")):\n\(log)"
+  }
+}
+
+/// A raw client of the daemon's socket: bytes out, JSON lines in, every read bounded.
+final class TestClient {
+  let fd: Int32
+  private var buffer: [UInt8] = []
+  private(set) var closedByPeer = false
+  var hello: [String: Any] = [:]
+
+  init(path: String, expectHello: Bool = true) throws {
+    _ = E2E.ignorePipes
+    fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { throw ClientError("socket: \(errno)") }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      for (i, b) in path.utf8.enumerated() where i < raw.count - 1 { raw[i] = b }
+    }
+    let result = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    guard result == 0 else {
+      let e = errno
+      Glibc.close(fd)
+      throw ClientError("connect \(path): \(String(cString: strerror(e)))")
+    }
+    if expectHello {
+      guard let first = try next(timeout: 5) else { throw ClientError("no hello") }
+      hello = first
+    }
+  }
+
+  deinit { close() }
+
+  private var isClosed = false
+  func close() {
+    guard !isClosed else { return }
+    isClosed = true
+    Glibc.close(fd)
+  }
+
+  /// Writes `text` (all of it, blocking); false when the daemon has gone.
+  @discardableResult
+  func sendRaw(_ bytes: [UInt8]) -> Bool {
+    var offset = 0
+    while offset < bytes.count {
+      let n = bytes.withUnsafeBytes {
+        Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+      }
+      if n < 0 {
+        if errno == EINTR { continue }
+        return false
+      }
+      offset += n
+    }
+    return true
+  }
+
+  @discardableResult
+  func send(_ text: String) -> Bool { sendRaw(Array(text.utf8)) }
+
+  @discardableResult
+  func send(json: [String: Any]) -> Bool {
+    let data = try! JSONSerialization.data(withJSONObject: json)
+    return sendRaw(Array(data) + [0x0A])
+  }
+
+  /// The next raw line (without newline), nil at end of stream or after `timeout`.
+  func nextLine(timeout: Double) -> String? {
+    let end = E2E.now() + timeout
+    while true {
+      if let newline = buffer.firstIndex(of: 0x0A) {
+        let line = String(decoding: buffer[..<newline], as: UTF8.self)
+        buffer.removeSubrange(...newline)
+        return line
+      }
+      if closedByPeer { return nil }
+      let left = end - E2E.now()
+      if left <= 0 { return nil }
+      var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+      let ready = poll(&pfd, 1, Int32(max(1, left * 1000)))
+      if ready < 0 && errno == EINTR { continue }
+      if ready <= 0 { continue }
+      var chunk = [UInt8](repeating: 0, count: 65536)
+      let n = Glibc.recv(fd, &chunk, chunk.count, 0)
+      if n < 0 {
+        if errno == EINTR || errno == EAGAIN { continue }
+        closedByPeer = true
+        continue
+      }
+      if n == 0 {
+        closedByPeer = true
+        continue
+      }
+      buffer.append(contentsOf: chunk[0..<n])
+    }
+  }
+
+  /// The next JSON object line.
+  func next(timeout: Double) throws -> [String: Any]? {
+    guard let line = nextLine(timeout: timeout) else { return nil }
+    guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+    else { throw ClientError("not a JSON object: \(line)") }
+    return object
+  }
+
+  /// Reads until a message of `type` (matching `where`) arrives; the others read on the
+  /// way are returned too. nil when it did not come within `timeout`.
+  func waitFor(
+    _ type: String, timeout: Double = 5, where condition: ([String: Any]) -> Bool = { _ in true }
+  ) throws -> (message: [String: Any], before: [[String: Any]])? {
+    let end = E2E.now() + timeout
+    var before: [[String: Any]] = []
+    while E2E.now() < end {
+      guard let message = try next(timeout: end - E2E.now()) else { return nil }
+      if message["type"] as? String == type, condition(message) { return (message, before) }
+      before.append(message)
+    }
+    return nil
+  }
+
+  /// True when the daemon closes this connection within `timeout`.
+  func closesWithin(_ timeout: Double) -> Bool {
+    let end = E2E.now() + timeout
+    while E2E.now() < end {
+      if nextLine(timeout: end - E2E.now()) == nil, closedByPeer { return true }
+    }
+    return closedByPeer
+  }
+
+  /// `status` round trip.
+  func status(timeout: Double = 5) throws -> [String: Any]? {
+    send(json: ["type": "status"])
+    return try waitFor("status", timeout: timeout)?.message
+  }
+}
+
+struct ClientError: Error, CustomStringConvertible {
+  var description: String
+  init(_ description: String) { self.description = description }
+}
+
+extension Dictionary where Key == String, Value == Any {
+  func string(_ key: String) -> String? { self[key] as? String }
+  func int(_ key: String) -> Int? { (self[key] as? NSNumber)?.intValue }
+}
+
+/// A background program, killed when dropped.
+final class RunningProcess {
+  let process = Process()
+  let stdout: Collector
+  let stderr: Collector
+
+  init(_ path: String, _ arguments: [String], environment: [String: String]? = nil) throws {
+    _ = E2E.ignorePipes
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    if let environment { process.environment = environment }
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    stdout = Collector(out.fileHandleForReading)
+    stderr = Collector(err.fileHandleForReading)
+  }
+
+  deinit { kill() }
+
+  var pid: Int32 { process.processIdentifier }
+
+  /// Sends `signal`; SIGKILL follows when the process is still there after 5 s.
+  func kill(_ signal: Int32 = SIGKILL) {
+    guard process.isRunning else { return }
+    _ = Glibc.kill(process.processIdentifier, signal)
+    if !E2E.waitUntil(timeout: 5, { !process.isRunning }) {
+      Issue.record("\(process.executableURL?.path ?? "?") ignored signal \(signal)")
+      _ = Glibc.kill(process.processIdentifier, SIGKILL)
+    }
+    process.waitUntilExit()
+  }
+}
