@@ -21,7 +21,7 @@ BUILD_DEPS := pkg-config libevdev-dev libudev-dev libcrypt-dev zlib1g-dev
 TEST_DEPS := console-setup-linux kbd util-linux systemd python3 evemu-tools socat \
              qemu-system-x86 linux-image-amd64 busybox-static
 
-.PHONY: all build deps test-deps run listen test bench install format clean
+.PHONY: all build deps test-deps run listen test test-system bench install format clean
 
 all: build
 
@@ -57,7 +57,12 @@ listen:
 test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
-	@if [ -x tests/system/run-all.sh ]; then tests/system/run-all.sh; fi
+	tests/system/run.sh all
+
+# Only the QEMU system tests (a real kernel with USB keyboards, udev and a framebuffer).
+test-system: test-deps
+	$(SWIFT) build
+	tests/system/run.sh all
 
 # Benchmarks print figures (and ratios against a baseline from the same run); they
 # assert nothing, so they are not part of `make test`.

@@ -124,8 +124,8 @@ failed=()
 for name in "${cases[@]}"; do
   run_case "$name" || failed+=("$name")
 done
+echo "system: $((${#cases[@]} - ${#failed[@]})) passed, ${#failed[@]} failed"
 if [[ ${#failed[@]} -gt 0 ]]; then
   echo "rig: FAILED: ${failed[*]}"
   exit 1
 fi
-echo "rig: all ${#cases[@]} case(s) passed"
