@@ -17,7 +17,7 @@ extension Daemon {
   func handle(_ event: SourceEvent, keypad: String) {
     switch event {
     case .quit:
-      log.info("stopping: Ctrl-C on the terminal input")
+      log.info("stopping: Ctrl-C or hang-up on the terminal input")
       loop.stop()
     case .deviceAdded(let path):
       log.info("keypad \(keypad): \(path) added")

@@ -38,7 +38,18 @@ public final class TerminalInput: InputSource {
 
   private func readKeys(_ deliver: (SourceEvent) -> Void) {
     var buffer = [UInt8](repeating: 0, count: 256)
-    guard let n = try? fd.read(into: &buffer), n > 0 else { return }
+    let n: Int
+    do { n = try fd.read(into: &buffer) } catch {
+      if error == .wouldBlock { return }
+      n = 0  // EIO: the terminal hung up
+    }
+    guard n > 0 else {
+      // The terminal went away (closed window, hang-up): nobody can type any more, and a
+      // readable-at-EOF descriptor would spin the loop. Stop, as a shell's job would.
+      if let loop { loop.unwatch(fd) }
+      deliver(.quit)
+      return
+    }
     let now = Clock.monotonic()
     // One read is one instant: a paste arrives as a burst, as from a scanner.
     for key in TerminalInput.keys(in: buffer[0..<n]) {
