@@ -109,7 +109,11 @@ public final class SocketServer {
 
   private func readLines(_ client: SocketClient) {
     var chunk = [UInt8](repeating: 0, count: 8192)
-    while !client.closed {
+    // At most a few reads per wake-up: a client that writes without pause must not
+    // starve keys and other clients (epoll is level-triggered and comes back).
+    var reads = 0
+    while !client.closed, reads < 4 {
+      reads += 1
       let n: Int
       do { n = try client.fd.read(into: &chunk) } catch {
         if error != .wouldBlock { disconnect(client, reason: "read failed: \(error)") }
