@@ -9,10 +9,14 @@ public struct ConfigSource: Sendable {
   }
 }
 
-/// A configuration the daemon refuses, with the file and line a person should fix.
+/// A configuration the daemon refuses.
+public typealias ConfigError = FileLineError
+
+/// A file the daemon refuses (a configuration, a recording), with the file and line a
+/// person should fix.
 ///
 /// `description` is `PATH:LINE: message`, the line `pinpadd --check-config` prints.
-public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
+public struct FileLineError: Error, Equatable, Sendable, CustomStringConvertible {
   public var path: String
   /// 1-based line number in `path`.
   public var line: Int

@@ -14,18 +14,7 @@ public struct RecordedEvent: Equatable, Sendable {
 }
 
 /// A recording `--input replay:FILE` cannot use: `PATH:LINE: message`.
-public struct RecordingError: Error, Equatable, Sendable, CustomStringConvertible {
-  public var path: String
-  /// 1-based line number in `path`.
-  public var line: Int
-  public var message: String
-  public init(path: String, line: Int, message: String) {
-    self.path = path
-    self.line = line
-    self.message = message
-  }
-  public var description: String { "\(path):\(line): \(message)" }
-}
+public typealias RecordingError = FileLineError
 
 /// Reads the event lines of an `evemu-record` recording:
 ///
