@@ -80,7 +80,7 @@ run_case() {
   stamp "case $name: booting (run folder $run)"
   qemu-system-x86_64 -accel tcg -m 1024 -smp 1 -nographic -no-reboot \
     -kernel "/boot/vmlinuz-$kver" -initrd "$initramfs" \
-    -append "console=ttyS0 loglevel=3 panic=-1 rig.scratch=$scratch rig.source=$root" \
+    -append "console=ttyS0 loglevel=3 panic=-1 no_timer_check rig.scratch=$scratch rig.source=$root" \
     -virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap \
     -virtfs "local,path=$scratch,mount_tag=scratch,security_model=none,multidevs=remap" \
     -device qemu-xhci,id=xhci -device usb-kbd,id=kbd1,bus=xhci.0 \
