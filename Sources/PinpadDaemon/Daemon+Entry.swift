@@ -183,6 +183,10 @@ extension Daemon {
 
   func saveLockouts() {
     for (name, machine) in machines { savedLockouts[name] = machine.lockoutState }
+    // The conservative lock for an unreadable file ("*") ends with its lock.
+    if let all = savedLockouts["*"], all.lockedUntil.map({ $0 <= now() }) ?? true {
+      savedLockouts["*"] = nil
+    }
     guard statePersistent else { return }
     let text = LockoutStore.render(
       savedLockouts, nowMono: now(), nowWallMs: Clock.wallNanoseconds() / 1_000_000)
