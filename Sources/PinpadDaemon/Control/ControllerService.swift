@@ -67,7 +67,10 @@ enum ControllerService {
     }
   }
 
-  enum EndOfService { case lost, refused(String) }
+  enum EndOfService {
+    case lost
+    case refused(String)
+  }
 
   /// One connection: the greeting, then every line until the daemon goes away.
   static func serve(
