@@ -28,6 +28,8 @@ public final class Daemon {
   var machines: [String: EntryMachine] = [:]
   var attempts: AttemptBook
   var presenter = ScreenPresenter()
+  /// The on-screen key a touch or click holds.
+  var padPress = PadPress()
   /// The keypad whose entry the screen shows: the last one used.
   var activeKeypad: String? = nil
   var display: Display = NoDisplay()

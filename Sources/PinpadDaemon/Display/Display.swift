@@ -11,6 +11,15 @@ public protocol Display: AnyObject {
   /// Gives back whatever the display took (terminal mode, VT mode, keyboard mode) and
   /// clears what it drew. Safe to call more than once; called on every exit path.
   func close()
+  /// The screen's size in pixels; nil for a display without pixels (console, none).
+  var pixelSize: (width: Int, height: Int)? { get }
+  /// The on-screen keypad's key at a pixel of the last frame drawn, nil when none.
+  func padKey(atX x: Int, y: Int) -> PadKey?
+}
+
+extension Display {
+  public var pixelSize: (width: Int, height: Int)? { nil }
+  public func padKey(atX x: Int, y: Int) -> PadKey? { nil }
 }
 
 /// `--display none`: draws nothing.

@@ -65,6 +65,7 @@ public final class FramebufferDisplay: Display {
 
   public var width: Int { canvas.width }
   public var height: Int { canvas.height }
+  public var pixelSize: (width: Int, height: Int)? { (canvas.width, canvas.height) }
 
   /// The layout of the last frame (for mapping touches to on-screen keys).
   public var layout: ScreenLayout? { renderer.layout }
