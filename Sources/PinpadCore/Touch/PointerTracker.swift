@@ -1,5 +1,5 @@
 /// The range an absolute axis reports (libevdev's absinfo minimum and maximum).
-public struct AxisRange: Equatable, Sendable {
+public struct AxisRange: Equatable, Sendable, CustomStringConvertible {
   public var minimum: Int32
   public var maximum: Int32
 
@@ -7,6 +7,8 @@ public struct AxisRange: Equatable, Sendable {
     self.minimum = minimum
     self.maximum = maximum
   }
+
+  public var description: String { "\(minimum)...\(maximum)" }
 
   /// The pixel (0..<pixels) a value on this axis falls on: the axis' whole range spread
   /// over the screen, ends included, values outside clamped.
@@ -39,13 +41,21 @@ public enum PointerAction: Equatable, Sendable {
 /// Changes are collected until `SYN_REPORT`, like the kernel groups them, so a touch
 /// that lands reports its position and its press together. Pure: no I/O.
 public struct PointerTracker: Equatable, Sendable {
-  public enum Axes: Equatable, Sendable {
+  public enum Axes: Equatable, Sendable, CustomStringConvertible {
     /// `ABS_X`/`ABS_Y` with these ranges.
     case absolute(x: AxisRange, y: AxisRange)
     /// Only `ABS_MT_POSITION_X/Y` with these ranges.
     case multitouch(x: AxisRange, y: AxisRange)
     /// `REL_X`/`REL_Y`.
     case relative
+
+    public var description: String {
+      switch self {
+      case .absolute(let x, let y): return "absolute x \(x) y \(y)"
+      case .multitouch(let x, let y): return "multi-touch x \(x) y \(y)"
+      case .relative: return "relative"
+      }
+    }
   }
 
   // evdev codes (linux/input-event-codes.h), so this stays free of Glibc.

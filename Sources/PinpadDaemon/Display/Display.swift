@@ -1,4 +1,5 @@
 import PinpadCore
+import PinpadScreen
 
 /// Where the person at the keypad sees what is happening: a framebuffer, a text
 /// console, image snapshots, or nothing.
@@ -13,13 +14,16 @@ public protocol Display: AnyObject {
   func close()
   /// The screen's size in pixels; nil for a display without pixels (console, none).
   var pixelSize: (width: Int, height: Int)? { get }
-  /// The on-screen keypad's key at a pixel of the last frame drawn, nil when none.
-  func padKey(atX x: Int, y: Int) -> PadKey?
+  /// Where everything went in the last frame drawn; nil before one, or without pixels.
+  var layout: ScreenLayout? { get }
 }
 
 extension Display {
   public var pixelSize: (width: Int, height: Int)? { nil }
-  public func padKey(atX x: Int, y: Int) -> PadKey? { nil }
+  public var layout: ScreenLayout? { nil }
+
+  /// The on-screen keypad's key at a pixel of the last frame drawn, nil when none.
+  public func padKey(atX x: Int, y: Int) -> PadKey? { layout?.padKey(atX: x, y: y) }
 }
 
 /// `--display none`: draws nothing.

@@ -71,8 +71,6 @@ public final class FramebufferDisplay: Display {
   public var layout: ScreenLayout? { renderer.layout }
 
   /// The on-screen key at a screen point of the last frame.
-  public func padKey(atX x: Int, y: Int) -> PadKey? { renderer.layout?.padKey(atX: x, y: y) }
-
   public func show(_ model: ScreenModel) {
     guard !closed else { return }
     lastModel = model

@@ -39,8 +39,6 @@ public final class SnapshotDisplay: Display {
   /// The layout of the last frame (for mapping clicks to on-screen keys).
   public var layout: ScreenLayout? { renderer.layout }
 
-  public func padKey(atX x: Int, y: Int) -> PadKey? { renderer.layout?.padKey(atX: x, y: y) }
-
   /// The path of frame `number` (1-based).
   public func path(ofFrame number: Int) -> String {
     var digits = String(number)
