@@ -2,8 +2,9 @@
 # The screen on a real kernel: pinpadd --display fb draws on the bochs-display's
 # /dev/fb0 holding the VT; the host's screendump of the idle screen equals, pixel for
 # pixel, the snapshot renderer's frame for the same configuration and size; usb-tablet
-# clicks on the drawn keys (centres from the daemon's debug log) enter a code that
-# arrives on the socket; SIGTERM gives the VT back in text mode and exits 0.
+# clicks on the drawn keys (centres from the daemon's debug log) show the key pressed
+# while held and enter a code that arrives on the socket; SIGTERM gives the VT back in
+# text mode and exits 0.
 # Host side: screen.host.py.
 . "$RIG_LIB/guest.sh"
 rig_start_udevd
