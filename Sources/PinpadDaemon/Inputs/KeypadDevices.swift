@@ -110,7 +110,8 @@ public final class KeypadDevices: InputSource {
 
   // MARK: Discovery
 
-  /// A pointer for the on-screen keypad, when it is on and the device is one.
+  /// A pointer for the on-screen keypad, when it is on and the device is one (an
+  /// explicit `--input` path included: it is then never taken for a keypad).
   private func pointer(_ identity: DeviceIdentity, _ capabilities: DeviceCapabilities)
     -> PointerAssignment?
   {
@@ -146,6 +147,20 @@ public final class KeypadDevices: InputSource {
       return
     }
     expected = device.identity
+    let caps = device.capabilities
+    let named =
+      caps.hasDigitKeys || !(caps.hasTouch || caps.hasPointer)
+      ? nil : PointerAssignment(keypad: nil, grab: false)
+    if let pointer = pointer(device.identity, caps) ?? named,
+      let screen = pointerScreen, let axes = device.pointerAxes
+    {
+      // A touchscreen named on the command line, virtual or not: like one discovered.
+      let tracker = PointerTracker(axes: axes, width: screen.width, height: screen.height)
+      add(
+        device, keypad: pointer.keypad ?? Self.screenKeypad, grab: pointer.grab,
+        tracker: tracker)
+      return
+    }
     let assignment = matcher.keypad(for: device.identity, capabilities: device.capabilities)
     add(
       device, keypad: assignment?.name ?? fallbackKeypad,
