@@ -40,7 +40,32 @@ extension Daemon {
         }
       }
       feed(.key(code, value: value), keypad: keypad, now: now)
+    case .pointer(let action, let time):
+      let now = advance(to: time)
+      pointer(action, keypad: keypad, now: now)
+    case .pointerLost:
+      padPress.cancel()
+      presenter.pressedPadKey = nil
     }
+  }
+
+  /// A touch or click on the on-screen keypad: the key under it shows pressed, and a
+  /// release on the key it went down on types that key into the keypad's entry (the
+  /// screen's keypad unless a `[Keypad]` section claimed the pointer).
+  func pointer(_ action: PointerAction, keypad: String, now: Instant) {
+    guard config.display.onScreenKeypad else { return }
+    let point: (x: Int, y: Int)
+    switch action {
+    case .pressed(let x, let y), .moved(let x, let y), .released(let x, let y): point = (x, y)
+    }
+    let key = display.padKey(atX: point.x, y: point.y)
+    let activated = padPress.handle(action, key: key)
+    presenter.pressedPadKey = padPress.shown
+    guard let activated, let code = activated.keyCode(rules: config.entry) else { return }
+    let target = keypad == KeypadDevices.screenKeypad ? (activeKeypad ?? defaultKeypad) : keypad
+    log.debug("on-screen keypad: \(activated.isDigit ? "digit key" : code.name) pressed")
+    handle(.key(code, value: 1, time: now), keypad: target)
+    handle(.key(code, value: 0, time: now), keypad: target)
   }
 
   func feed(_ input: EntryInput, keypad: String, now: Instant) {

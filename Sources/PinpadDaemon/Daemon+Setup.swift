@@ -71,6 +71,11 @@ extension Daemon {
 
   func openInputs() throws(StartError) {
     let specs = options.inputs.isEmpty ? [InputSpec.auto] : options.inputs
+    // Touchscreens and pointers press the drawn keys: only with a pad and pixels to hit.
+    let pointerScreen = config.display.onScreenKeypad ? display.pixelSize : nil
+    if config.display.onScreenKeypad, pointerScreen == nil {
+      log.info("on-screen keypad: this display has no pixels to touch; pointers not used")
+    }
     for spec in specs {
       let input: InputSource
       do {
@@ -80,7 +85,8 @@ extension Daemon {
           input = try ReplayInput(path: path, fast: fast, keypad: defaultKeypad)
         case .auto:
           input = KeypadDevices(
-            mode: .discover, keypads: config.keypads, fallbackKeypad: defaultKeypad, log: log)
+            mode: .discover, keypads: config.keypads, fallbackKeypad: defaultKeypad, log: log,
+            pointerScreen: pointerScreen)
         case .device(let path):
           input = KeypadDevices(
             mode: .path(path), keypads: config.keypads, fallbackKeypad: defaultKeypad, log: log)

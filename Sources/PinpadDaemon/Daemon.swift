@@ -28,6 +28,8 @@ public final class Daemon {
   var machines: [String: EntryMachine] = [:]
   var attempts: AttemptBook
   var presenter = ScreenPresenter()
+  /// The on-screen key a touch or click holds.
+  var padPress = PadPress()
   /// The keypad whose entry the screen shows: the last one used.
   var activeKeypad: String? = nil
   var display: Display = NoDisplay()
@@ -103,6 +105,11 @@ public final class Daemon {
   /// Runs until SIGTERM/SIGINT (or Ctrl-C on the terminal input); returns the exit code.
   public func run() -> Int32 {
     redraw()
+    if config.display.onScreenKeypad, let keys = display.layout?.padKeyRects, !keys.isEmpty {
+      // Where the cells are, not which digit each holds (a scrambled layout stays secret).
+      let centres = keys.map { "\($0.midX),\($0.midY)" }.joined(separator: " ")
+      log.debug("on-screen keypad: key centres in reading order \(centres)")
+    }
     Systemd.notify("READY=1\nSTATUS=Waiting for keys")
     log.info("pinpadd \(pinpaddVersion) ready")
     do {

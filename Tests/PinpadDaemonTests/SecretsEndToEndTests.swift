@@ -69,7 +69,7 @@ import Testing
     let text = PseudoTerminal.strippingEscapes(raw)
     #expect(text.contains("Enter PIN"), "\(text)")
     if !fast { #expect(text.contains("[*] [*] [*] [*]"), "no masked boxes in:\n\(text)") }
-    #expect(text.contains("Unavailable"))
+    #expect(text.contains("The service is not answering"), "no unavailable screen in:\n\(text)")
     #expect(!text.contains("9") && !text.contains("8"), "a digit of the code on screen:\n\(text)")
     #expect(raw.hasSuffix("\u{1B}[?25h"), "the cursor was not given back")
   }

@@ -41,6 +41,8 @@ extension DeviceCapabilities {
   public static let digitKeyCodes: [Int] = Array(2...11) + [71, 72, 73, 75, 76, 77, 79, 80, 81, 82]
   static let absX = 0
   static let absY = 1
+  static let absMTPositionX = 0x35
+  static let absMTPositionY = 0x36
   static let relX = 0
   static let relY = 1
   static let btnLeft = 0x110
@@ -51,7 +53,8 @@ extension DeviceCapabilities {
     let clicks = keys.contains(Self.btnTouch) || keys.contains(Self.btnLeft)
     self.init(
       hasDigitKeys: Self.digitKeyCodes.contains(where: keys.contains),
-      hasTouch: abs.contains(Self.absX) && abs.contains(Self.absY) && clicks,
+      hasTouch: ((abs.contains(Self.absX) && abs.contains(Self.absY))
+        || (abs.contains(Self.absMTPositionX) && abs.contains(Self.absMTPositionY))) && clicks,
       hasPointer: rel.contains(Self.relX) && rel.contains(Self.relY)
         && keys.contains(Self.btnLeft))
   }

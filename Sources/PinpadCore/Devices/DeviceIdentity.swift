@@ -81,8 +81,8 @@ public struct DeviceCapabilities: Equatable, Hashable, Sendable {
   /// Reports at least one of `KEY_0`...`KEY_9` or `KEY_KP0`...`KEY_KP9`: it can serve as a
   /// keypad.
   public var hasDigitKeys: Bool
-  /// An absolute touchscreen or tablet (ABS_X/ABS_Y plus BTN_TOUCH or BTN_LEFT), for the
-  /// on-screen keypad.
+  /// An absolute touchscreen or tablet (ABS_X/ABS_Y or ABS_MT_POSITION_X/Y, plus
+  /// BTN_TOUCH or BTN_LEFT), for the on-screen keypad.
   public var hasTouch: Bool
   /// A relative pointer (REL_X/REL_Y plus BTN_LEFT), for the on-screen keypad.
   public var hasPointer: Bool

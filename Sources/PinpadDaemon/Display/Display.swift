@@ -1,4 +1,5 @@
 import PinpadCore
+import PinpadScreen
 
 /// Where the person at the keypad sees what is happening: a framebuffer, a text
 /// console, image snapshots, or nothing.
@@ -11,6 +12,18 @@ public protocol Display: AnyObject {
   /// Gives back whatever the display took (terminal mode, VT mode, keyboard mode) and
   /// clears what it drew. Safe to call more than once; called on every exit path.
   func close()
+  /// The screen's size in pixels; nil for a display without pixels (console, none).
+  var pixelSize: (width: Int, height: Int)? { get }
+  /// Where everything went in the last frame drawn; nil before one, or without pixels.
+  var layout: ScreenLayout? { get }
+}
+
+extension Display {
+  public var pixelSize: (width: Int, height: Int)? { nil }
+  public var layout: ScreenLayout? { nil }
+
+  /// The on-screen keypad's key at a pixel of the last frame drawn, nil when none.
+  public func padKey(atX x: Int, y: Int) -> PadKey? { layout?.padKey(atX: x, y: y) }
 }
 
 /// `--display none`: draws nothing.

@@ -65,13 +65,12 @@ public final class FramebufferDisplay: Display {
 
   public var width: Int { canvas.width }
   public var height: Int { canvas.height }
+  public var pixelSize: (width: Int, height: Int)? { (canvas.width, canvas.height) }
 
   /// The layout of the last frame (for mapping touches to on-screen keys).
   public var layout: ScreenLayout? { renderer.layout }
 
   /// The on-screen key at a screen point of the last frame.
-  public func padKey(atX x: Int, y: Int) -> PadKey? { renderer.layout?.padKey(atX: x, y: y) }
-
   public func show(_ model: ScreenModel) {
     guard !closed else { return }
     lastModel = model

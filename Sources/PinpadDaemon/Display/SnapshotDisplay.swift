@@ -34,6 +34,11 @@ public final class SnapshotDisplay: Display {
     canvas = Canvas(width: width, height: height)
   }
 
+  public var pixelSize: (width: Int, height: Int)? { (canvas.width, canvas.height) }
+
+  /// The layout of the last frame (for mapping clicks to on-screen keys).
+  public var layout: ScreenLayout? { renderer.layout }
+
   /// The path of frame `number` (1-based).
   public func path(ofFrame number: Int) -> String {
     var digits = String(number)

@@ -11,6 +11,10 @@ public enum SourceEvent {
   /// A keypad device appeared or went away (`keypad` events on the socket).
   case deviceAdded(path: String)
   case deviceRemoved(path: String)
+  /// A touch or click on the on-screen keypad, in screen pixels, at `time`.
+  case pointer(PointerAction, time: Instant)
+  /// A pointer lost events or went away: let go of any key it holds, without pressing it.
+  case pointerLost
 }
 
 /// A source of key events: the terminal, a recording, an evdev device.

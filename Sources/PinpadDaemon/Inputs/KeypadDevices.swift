@@ -4,6 +4,10 @@ import PinpadSystem
 /// Real keypads through evdev: `--input auto` (udev discovery and hot-plug) or an
 /// explicit device path that is followed when it goes away and comes back.
 ///
+/// With a `pointerScreen` (the on-screen keypad is on and the display has pixels),
+/// discovery also takes touchscreens and pointers (see `PointerMatcher`) and turns their
+/// events into `.pointer` actions in that screen's pixels.
+///
 /// The udev monitor is enabled before the enumeration, so a keypad plugged in between
 /// is seen (duplicates are dropped by device node). A device that goes away is removed
 /// from epoll at once and closed after the current batch of events, since closing an
@@ -14,14 +18,24 @@ public final class KeypadDevices: InputSource {
     case path(String)
   }
 
+  /// The keypad name pointer events carry when they feed the keypad the screen shows.
+  public static let screenKeypad = ""
+
   private final class OpenDevice {
     let device: EvdevDevice
     let keypad: String
     var grabPending: Bool
-    init(device: EvdevDevice, keypad: String, grabPending: Bool) {
+    /// Set for a touchscreen or pointer of the on-screen keypad.
+    var tracker: PointerTracker?
+    init(device: EvdevDevice, keypad: String, grabPending: Bool, tracker: PointerTracker? = nil) {
       self.device = device
       self.keypad = keypad
       self.grabPending = grabPending
+      self.tracker = tracker
+    }
+    /// How the log names it: "keypad door", or "on-screen keypad" for a pointer.
+    var role: String {
+      tracker == nil ? "keypad \(keypad)" : "on-screen keypad"
     }
   }
 
@@ -31,6 +45,9 @@ public final class KeypadDevices: InputSource {
     return "auto"
   }
   private var matcher: KeypadMatcher
+  private var pointerMatcher: PointerMatcher
+  /// The display's size when touch and pointer devices are wanted, else nil.
+  private let pointerScreen: (width: Int, height: Int)?
   /// Keypad for an explicit path that no `[Keypad]` section matches.
   private let fallbackKeypad: String
   private let log: Logger
@@ -42,9 +59,14 @@ public final class KeypadDevices: InputSource {
   private var loop: EventLoop?
   private var deliver: (String, SourceEvent) -> Void = { _, _ in }
 
-  public init(mode: Mode, keypads: [KeypadConfig], fallbackKeypad: String, log: Logger) {
+  public init(
+    mode: Mode, keypads: [KeypadConfig], fallbackKeypad: String, log: Logger,
+    pointerScreen: (width: Int, height: Int)? = nil
+  ) {
     self.mode = mode
     self.matcher = KeypadMatcher(keypads: keypads)
+    self.pointerMatcher = PointerMatcher(keypads: keypads)
+    self.pointerScreen = pointerScreen
     self.fallbackKeypad = fallbackKeypad
     self.log = log
   }
@@ -83,12 +105,26 @@ public final class KeypadDevices: InputSource {
   /// SIGHUP: new `[Keypad]` sections apply to devices plugged in from now on.
   public func reconfigure(keypads: [KeypadConfig]) {
     matcher = KeypadMatcher(keypads: keypads)
+    pointerMatcher = PointerMatcher(keypads: keypads)
   }
 
   // MARK: Discovery
 
+  /// A pointer for the on-screen keypad, when it is on and the device is one (an
+  /// explicit `--input` path included: it is then never taken for a keypad).
+  private func pointer(_ identity: DeviceIdentity, _ capabilities: DeviceCapabilities)
+    -> PointerAssignment?
+  {
+    guard pointerScreen != nil else { return nil }
+    return pointerMatcher.pointer(for: identity, capabilities: capabilities)
+  }
+
   private func consider(_ identity: DeviceIdentity, _ capabilities: DeviceCapabilities) {
     guard open[identity.devnode] == nil else { return }
+    if let pointer = pointer(identity, capabilities) {
+      addPointer(identity, pointer)
+      return
+    }
     guard let assignment = matcher.keypad(for: identity, capabilities: capabilities) else {
       return
     }
@@ -111,29 +147,70 @@ public final class KeypadDevices: InputSource {
       return
     }
     expected = device.identity
+    let caps = device.capabilities
+    let named =
+      caps.hasDigitKeys || !(caps.hasTouch || caps.hasPointer)
+      ? nil : PointerAssignment(keypad: nil, grab: false)
+    if let pointer = pointer(device.identity, caps) ?? named,
+      let screen = pointerScreen, let axes = device.pointerAxes
+    {
+      // A touchscreen named on the command line, virtual or not: like one discovered.
+      let tracker = PointerTracker(axes: axes, width: screen.width, height: screen.height)
+      add(
+        device, keypad: pointer.keypad ?? Self.screenKeypad, grab: pointer.grab,
+        tracker: tracker)
+      return
+    }
     let assignment = matcher.keypad(for: device.identity, capabilities: device.capabilities)
     add(
       device, keypad: assignment?.name ?? fallbackKeypad,
       grab: assignment?.grab ?? matcher.keypads.first?.grab ?? true)
   }
 
-  private func add(_ device: EvdevDevice, keypad: String, grab: Bool) {
+  private func addPointer(_ identity: DeviceIdentity, _ assignment: PointerAssignment) {
+    guard let screen = pointerScreen else { return }
+    let device: EvdevDevice
+    do { device = try EvdevDevice(path: identity.devnode, udev: identity) } catch {
+      log.warning("on-screen keypad: cannot open \(identity.devnode): \(error)")
+      return
+    }
+    guard let axes = device.pointerAxes else {
+      log.debug("on-screen keypad: \(identity.devnode) has no usable axes")
+      device.close()
+      return
+    }
+    let tracker = PointerTracker(axes: axes, width: screen.width, height: screen.height)
+    add(
+      device, keypad: assignment.keypad ?? Self.screenKeypad, grab: assignment.grab,
+      tracker: tracker)
+  }
+
+  private func add(
+    _ device: EvdevDevice, keypad: String, grab: Bool, tracker: PointerTracker? = nil
+  ) {
     let path = device.path
-    let entry = OpenDevice(device: device, keypad: keypad, grabPending: grab)
+    let entry = OpenDevice(device: device, keypad: keypad, grabPending: grab, tracker: tracker)
     do {
       try loop?.watch(FileDescriptor(rawValue: device.fd), .readable) { [unowned self] _ in
         self.read(path)
       }
     } catch {
-      log.warning("keypad \(keypad): cannot watch \(path): \(error)")
+      log.warning("\(entry.role): cannot watch \(path): \(error)")
       device.close()
       return
     }
     open[path] = entry
     stopRetrying()
     tryGrab(entry)
-    log.info("keypad \(keypad): using \(path) (\(device.identity.name))")
-    deliver(keypad, .deviceAdded(path: path))
+    if let tracker {
+      let feeds = keypad == Self.screenKeypad ? "the screen's keypad" : "keypad \(keypad)"
+      log.info(
+        "on-screen keypad: using \(path) (\(device.identity.name), \(tracker.axes)) for \(feeds)"
+      )
+    } else {
+      log.info("keypad \(keypad): using \(path) (\(device.identity.name))")
+      deliver(keypad, .deviceAdded(path: path))
+    }
   }
 
   /// EVIOCGRAB once no key is down; until then, tried again at each event.
@@ -142,18 +219,22 @@ public final class KeypadDevices: InputSource {
     switch entry.device.grabWhenIdle() {
     case .grabbed:
       entry.grabPending = false
-      log.debug("keypad \(entry.keypad): \(entry.device.path) grabbed")
+      log.debug("\(entry.role): \(entry.device.path) grabbed")
     case .notYet:
       break
     case .failed(let error):
       entry.grabPending = false
-      log.warning("keypad \(entry.keypad): cannot grab \(entry.device.path): \(error)")
+      log.warning("\(entry.role): cannot grab \(entry.device.path): \(error)")
     }
   }
 
   private func read(_ path: String) {
     guard let entry = open[path] else { return }
     let batch = entry.device.readEvents()
+    if entry.tracker != nil {
+      readPointer(entry, batch)
+      return
+    }
     let split = batch.dropped ? (batch.droppedIndex ?? 0) : batch.events.count
     for (index, event) in batch.events.enumerated() {
       if index == split { deliver(entry.keypad, .dropped(time: event.time)) }
@@ -168,11 +249,28 @@ public final class KeypadDevices: InputSource {
     if batch.gone { remove(path, reason: "went away") }
   }
 
+  /// A pointer's events through its tracker; lost events let go of a held key.
+  private func readPointer(_ entry: OpenDevice, _ batch: InputBatch) {
+    if batch.dropped { deliver(entry.keypad, .pointerLost) }
+    for event in batch.events {
+      if let action = entry.tracker?.handle(type: event.type, code: event.code, value: event.value)
+      {
+        deliver(entry.keypad, .pointer(action, time: event.time))
+      }
+    }
+    tryGrab(entry)
+    if batch.gone { remove(entry.device.path, reason: "went away") }
+  }
+
   private func remove(_ path: String, reason: String) {
     guard let entry = open.removeValue(forKey: path) else { return }
     loop?.unwatch(FileDescriptor(rawValue: entry.device.fd))
-    log.info("keypad \(entry.keypad): \(path) \(reason)")
-    deliver(entry.keypad, .deviceRemoved(path: path))
+    log.info("\(entry.role): \(path) \(reason)")
+    if entry.tracker != nil {
+      deliver(entry.keypad, .pointerLost)
+    } else {
+      deliver(entry.keypad, .deviceRemoved(path: path))
+    }
     // Closing an evdev fd can block for tens of milliseconds: after this batch.
     loop?.defer { entry.device.close() }
     if case .path = mode, monitor == nil { startRetrying() }
@@ -187,7 +285,8 @@ public final class KeypadDevices: InputSource {
         handleArrival(identity, capabilities)
       case .changed(let identity, let capabilities):
         if open[identity.devnode] != nil,
-          matcher.keypad(for: identity, capabilities: capabilities) == nil, mode == .discover
+          matcher.keypad(for: identity, capabilities: capabilities) == nil,
+          pointer(identity, capabilities) == nil, mode == .discover
         {
           remove(identity.devnode, reason: "no longer matches a keypad")
         } else {

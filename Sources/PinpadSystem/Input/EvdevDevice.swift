@@ -77,13 +77,45 @@ public final class EvdevDevice {
     let clicks = has(EV_KEY, Int(BTN_TOUCH)) || has(EV_KEY, Int(BTN_LEFT))
     self.capabilities = DeviceCapabilities(
       hasDigitKeys: DeviceCapabilities.digitKeyCodes.contains { has(EV_KEY, $0) },
-      hasTouch: has(EV_ABS, Int(ABS_X)) && has(EV_ABS, Int(ABS_Y)) && clicks,
+      hasTouch: ((has(EV_ABS, Int(ABS_X)) && has(EV_ABS, Int(ABS_Y)))
+        || (has(EV_ABS, Int(ABS_MT_POSITION_X)) && has(EV_ABS, Int(ABS_MT_POSITION_Y))))
+        && clicks,
       hasPointer: has(EV_REL, Int(REL_X)) && has(EV_REL, Int(REL_Y))
         && has(EV_KEY, Int(BTN_LEFT)))
     self.heldKeys = Set(keysDown.map(\.rawValue))
   }
 
   deinit { close() }
+
+  /// The device reports this event type and code (`libevdev_has_event_code`).
+  public func supports(type: UInt16, code: UInt16) -> Bool {
+    !isClosed && source.has(type: Int32(type), code: Int(code))
+  }
+
+  /// An absolute axis' range (absinfo minimum and maximum), nil when it has no such axis.
+  public func absoluteRange(_ code: UInt16) -> AxisRange? {
+    guard !isClosed, source.has(type: EV_ABS, code: Int(code)) else { return nil }
+    return source.absoluteRange(Int(code))
+  }
+
+  /// How `PointerTracker` should read this device's position: absolute axes when it has
+  /// `ABS_X`/`ABS_Y`, else multi-touch positions, else relative motion; nil for none.
+  public var pointerAxes: PointerTracker.Axes? {
+    let x = UInt16(ABS_X)
+    let y = UInt16(ABS_Y)
+    let mtX = UInt16(ABS_MT_POSITION_X)
+    let mtY = UInt16(ABS_MT_POSITION_Y)
+    if let rx = absoluteRange(x), let ry = absoluteRange(y) { return .absolute(x: rx, y: ry) }
+    if let rx = absoluteRange(mtX), let ry = absoluteRange(mtY) {
+      return .multitouch(x: rx, y: ry)
+    }
+    if supports(type: UInt16(EV_REL), code: UInt16(REL_X)),
+      supports(type: UInt16(EV_REL), code: UInt16(REL_Y))
+    {
+      return .relative
+    }
+    return nil
+  }
 
   /// The keys down in libevdev's view of the device (updated by every event read).
   public var keysDown: [KeyCode] {

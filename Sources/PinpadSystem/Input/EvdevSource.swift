@@ -13,6 +13,8 @@ protocol EvdevSource: AnyObject {
   var ids: (vendor: UInt16, product: UInt16, bustype: UInt16) { get }
   func has(type: Int32, code: Int) -> Bool
   func isDown(_ code: Int) -> Bool
+  /// An absolute axis' absinfo minimum and maximum, nil when unknown.
+  func absoluteRange(_ code: Int) -> AxisRange?
   /// The next event: `libevdev_next_event` semantics, i.e. 0 with an event, 1
   /// (`LIBEVDEV_READ_STATUS_SYNC`) for SYN_DROPPED in normal mode or a resync event in
   /// sync mode, or -errno (-EAGAIN: nothing more, or in sync mode: resync finished).
@@ -50,6 +52,11 @@ final class LibevdevSource: EvdevSource {
 
   func isDown(_ code: Int) -> Bool {
     libevdev_get_event_value(device, UInt32(EV_KEY), UInt32(code)) != 0
+  }
+
+  func absoluteRange(_ code: Int) -> AxisRange? {
+    guard let info = libevdev_get_abs_info(device, UInt32(code)) else { return nil }
+    return AxisRange(minimum: info.pointee.minimum, maximum: info.pointee.maximum)
   }
 
   func next(sync: Bool, _ event: inout input_event) -> Int32 {
@@ -100,6 +107,7 @@ final class RecordPipeSource: EvdevSource {
 
   func has(type: Int32, code: Int) -> Bool { type == EV_KEY && capabilities.contains(code) }
   func isDown(_ code: Int) -> Bool { down.contains(code) }
+  func absoluteRange(_ code: Int) -> AxisRange? { nil }
 
   func next(sync: Bool, _ event: inout input_event) -> Int32 {
     if closed { return -EBADF }
