@@ -92,7 +92,9 @@ systemctl show -p ActiveState,SubState,NRestarts,StatusText,Type,WatchdogUSec,Ma
 [ "$(prop pinpadd WatchdogUSec)" = 2s ] || rig_fail "WatchdogUSec $(prop pinpadd WatchdogUSec)"
 pid=$(prop pinpadd MainPID)
 [ "$(stat -c %U /proc/"$pid")" = pinpadd ] || rig_fail "pinpadd runs as $(stat -c %U /proc/"$pid")"
-grep -E "^(Uid|Gid|Groups|CapEff|CapBnd|CapAmb|NoNewPrivs|Seccomp):" /proc/"$pid"/status
+grep -E "^(Uid|Gid|Groups|CapEff|CapBnd|CapAmb|NoNewPrivs|Seccomp|VmLck):" /proc/"$pid"/status
+# LimitMEMLOCK=infinity, CAP_IPC_LOCK and mlockall in the seccomp filter: pages locked.
+[ "$(awk '/^VmLck:/ { print $2 }' /proc/"$pid"/status)" -gt 0 ] || rig_fail "no memory locked (VmLck 0)"
 
 # --- the watchdog ------------------------------------------------------------------------
 ping1=$(prop pinpadd WatchdogTimestampMonotonic)
