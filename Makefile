@@ -1,7 +1,8 @@
 # pinpadd — build, run, test and install.
 #
 #   make run       set up, build, and run pinpadd on this terminal (no keypad needed)
-#   make test      set up and run every test (unit, end-to-end, and the QEMU system tests)
+#   make test      set up and run every test (unit, end-to-end, the unit-file checks
+#                  (systemd-analyze verify/security) and the QEMU system tests)
 #   make install DESTDIR=... PREFIX=/usr
 #
 # The set-up step installs Debian 12 packages with apt-get (as root, or through sudo).
@@ -57,6 +58,7 @@ listen:
 test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	tests/systemd-units.sh
 	tests/system/run.sh all
 
 # Only the QEMU system tests (a real kernel with USB keyboards, udev and a framebuffer).

@@ -12,7 +12,9 @@
 #
 # Environment: RIG_TIMEOUT (seconds per case, default 300), RIG_KEEP=1 keeps the run
 # folder (console.log, scratch/), RIG_NO_INSTALL=1 skips installing missing packages.
-# A case may add QEMU arguments with lines `# rig-qemu: -device usb-tablet`.
+# A case may add QEMU arguments with lines `# rig-qemu: -device usb-tablet`, and boot the
+# host's systemd as PID 1 instead of running in a chroot with `# rig-boot: systemd`
+# (lib/boot-systemd.sh: the case runs once with argument `setup` before the boot).
 # Exit status: 0 when every case's guest script exited 0 and its host driver too.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -77,10 +79,12 @@ run_case() {
   cp "$probe" "$scratch/evdev-probe"
   # shellcheck disable=SC2207
   extra=($(sed -n 's/^# rig-qemu: //p' "$here/cases/$name.sh"))
+  local boot
+  boot=$(sed -n 's/^# rig-boot: *\([a-z]*\).*/\1/p' "$here/cases/$name.sh" | head -1)
   stamp "case $name: booting (run folder $run)"
   qemu-system-x86_64 -accel tcg -m 1024 -smp 1 -nographic -no-reboot \
     -kernel "/boot/vmlinuz-$kver" -initrd "$initramfs" \
-    -append "console=ttyS0 loglevel=3 panic=-1 no_timer_check rig.scratch=$scratch rig.source=$root" \
+    -append "console=ttyS0 loglevel=3 panic=-1 no_timer_check rig.scratch=$scratch rig.source=$root${boot:+ rig.boot=$boot}" \
     -virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap \
     -virtfs "local,path=$scratch,mount_tag=scratch,security_model=none,multidevs=remap" \
     -device qemu-xhci,id=xhci -device usb-kbd,id=kbd1,bus=xhci.0 \

@@ -23,11 +23,15 @@ public final class LinuxVirtualTerminalDriver: VirtualTerminalDriver {
   private var fd: Int32
 
   /// Opens `path` (e.g. /dev/tty1); nil opens the active VT found through /dev/tty0.
+  /// Write-only: nothing is read from a VT, only ioctls are made (which need
+  /// CAP_SYS_TTY_CONFIG or the VT as controlling terminal, not read access), and VTs
+  /// are `crw--w---- root tty`, so the tty group that pinpadd.service runs with may
+  /// open them for writing only.
   public init(path: String? = nil) throws {
     var device = path ?? ""
     if path == nil {
       let console = try framebufferCall("cannot open /dev/tty0") {
-        Glibc.open("/dev/tty0", O_RDWR | O_CLOEXEC | O_NOCTTY)
+        Glibc.open("/dev/tty0", O_WRONLY | O_CLOEXEC | O_NOCTTY)
       }
       defer { _ = Glibc.close(console) }
       var state = vt_stat()
@@ -38,7 +42,7 @@ public final class LinuxVirtualTerminalDriver: VirtualTerminalDriver {
     }
     self.path = device
     fd = try framebufferCall("cannot open \(device)") {
-      Glibc.open(device, O_RDWR | O_CLOEXEC | O_NOCTTY)
+      Glibc.open(device, O_WRONLY | O_CLOEXEC | O_NOCTTY)
     }
   }
 

@@ -5,8 +5,18 @@ import Glibc
 public enum ProcessSetup {
   /// PR_SET_DUMPABLE 0: no core dump, no ptrace attach by the same user, and
   /// /proc/PID/mem unreadable: a code in memory stays there.
+  ///
+  /// Also gives the crash signals back their default action. The Swift runtime's
+  /// backtracer (on by default on Linux) catches them and prints registers with the
+  /// memory they point at to stderr, i.e. to the journal, where a code's digits could
+  /// land; and under systemd it held a watchdog-aborted pinpadd for a minute or more
+  /// (SIGABRT) before TimeoutAbortSec= killed it. With the default action the process
+  /// ends at once (no core: it is not dumpable) and Restart= brings it back.
   public static func forbidDumps() {
     _ = pinpad_forbid_dumps()
+    for signal in [SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS] {
+      _ = Glibc.signal(signal, SIG_DFL)
+    }
   }
 
   /// Locks present and future pages in memory so digits are never swapped out, when

@@ -3,7 +3,12 @@
 # overlay at /newroot so the guest can write anywhere (/etc/udev/rules.d ...), mounts
 # proc, sys, dev, run, tmp and the writable scratch share (at the same path as on the
 # host), then runs the case script in a chroot and powers off.
-# Kernel command line: rig.scratch=HOST_PATH rig.source=WORKTREE
+# With rig.boot=systemd (a case's `# rig-boot: systemd` line) it instead runs the case
+# with argument `setup` in that chroot (to install units, drop-ins ...), writes a short
+# rig.target that starts rig-case.service (the case script again, no argument, output on
+# /dev/ttyS0), and switch_roots into the host's systemd as PID 1; rig-case.service
+# writes the result file and powers off (lib/boot-systemd.sh).
+# Kernel command line: rig.scratch=HOST_PATH rig.source=WORKTREE [rig.boot=systemd]
 /bin/busybox --install -s /bin
 export PATH=/bin:/sbin
 mount -t proc proc /proc
@@ -11,10 +16,12 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 stamp() { echo "rig: $(cut -d' ' -f1 /proc/uptime)s $*"; }
 stamp "init started"
+boot=chroot
 for arg in $(cat /proc/cmdline); do
   case $arg in
     rig.scratch=*) scratch=${arg#rig.scratch=} ;;
     rig.source=*) source=${arg#rig.source=} ;;
+    rig.boot=*) boot=${arg#rig.boot=} ;;
   esac
 done
 for module in $(cat /modules/order); do
@@ -36,6 +43,8 @@ mkdir -p "/newroot$scratch"
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 scratch "/newroot$scratch" ||
   { echo "rig: 9p scratch mount failed"; poweroff -f; }
 stamp "root ready"
+# Kept in the worktree (not the initramfs) so it can change without a rebuild.
+[ "$boot" = systemd ] && . "/newroot$source/tests/system/lib/boot-systemd.sh"
 chroot /newroot /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   HOME=/root TERM=dumb SYSTEMD_IGNORE_CHROOT=1 RIG_SCRATCH="$scratch" RIG_SOURCE="$source" \
   RIG_LIB="$source/tests/system/lib" RIG_PROBE="$scratch/evdev-probe" \
