@@ -20,6 +20,8 @@ public enum ControlMain {
   public static func run(arguments: [String]) -> Int32 {
     ControllerService.unblockSignals()
     SignalReader.ignoreBrokenPipes()
+    // `serve` holds codes while it checks them: no core dumps, no crash reports.
+    ProcessSetup.forbidDumps()
     var rest = arguments[...]
     var socketPath = "/run/pinpadd/pinpadd.sock"
     while let first = rest.first, first.hasPrefix("--socket") {
