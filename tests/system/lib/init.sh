@@ -39,6 +39,11 @@ mount -t devtmpfs devtmpfs /newroot/dev
 mkdir -p /newroot/dev/pts && mount -t devpts devpts /newroot/dev/pts
 mount -t tmpfs tmpfs /newroot/run
 mount -t tmpfs tmpfs /newroot/tmp
+# A worktree under /tmp or /run (a CI clone, say) would be hidden by those fresh
+# tmpfs: bind the host's copy back (read-only, as the whole host root is).
+case "$source" in
+  /tmp/* | /run/*) mkdir -p "/newroot$source" && mount -o bind "/host$source" "/newroot$source" ;;
+esac
 mkdir -p "/newroot$scratch"
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 scratch "/newroot$scratch" ||
   { echo "rig: 9p scratch mount failed"; poweroff -f; }
