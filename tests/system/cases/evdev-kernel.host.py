@@ -9,8 +9,8 @@ import qmp
 def drive(rig):
     if not rig.wait("hold"):
         return
-    rig.log("kp_7 held 4 s")
-    rig.qmp.send_key("kp_7", hold_ms=4000)
+    rig.log("kp_7 held 10 s")
+    rig.qmp.send_key("kp_7", hold_ms=10000)
     rig.signal("held")
     if not rig.wait("opened"):
         return

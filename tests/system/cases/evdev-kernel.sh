@@ -11,8 +11,9 @@ kbd=$(rig_node_of "QEMU USB Keyboard") || rig_fail "no USB keyboard"
 
 rig_signal hold
 rig_wait held
-sleep 1  # the press has reached the guest; the key stays down ~3 s more
-"$RIG_PROBE" watch "$kbd" 8 grab >"$RIG_SCRATCH/held.txt" 2>&1 &
+sleep 1  # the press has reached the guest; the key stays down ~9 s more, room for a
+# slow probe start on a loaded host
+"$RIG_PROBE" watch "$kbd" 16 grab >"$RIG_SCRATCH/held.txt" 2>&1 &
 watcher=$!
 until grep -q "grab" "$RIG_SCRATCH/held.txt" 2>/dev/null; do sleep 0.05; done
 rig_signal opened
