@@ -100,11 +100,13 @@ extension Daemon {
 
   /// A completed code: to every client now, or held until one connects.
   func submit(_ digits: SecretDigits, keypad: String, now: Instant) {
+    // Socket timeouts run on the real clock, whatever time a replay gives the core.
     let id = attempts.add(
-      keypad: keypad, digits: digits, deadline: now + config.socket.deliveryTimeout)
+      keypad: keypad, digits: digits,
+      deadline: Clock.monotonic() + config.socket.deliveryTimeout)
     log.info("keypad \(keypad): code submitted as attempt \(id)")
     Systemd.notify("STATUS=Checking attempt \(id)")
-    deliverWaitingCodes(now: now)
+    deliverWaitingCodes()
     if server?.count ?? 0 == 0 {
       log.warning(
         "attempt \(id): no controller connected, waiting up to \(config.socket.deliveryTimeout.seconds) s"
@@ -113,16 +115,19 @@ extension Daemon {
   }
 
   /// Sends every held code to the connected clients and wipes it.
-  func deliverWaitingCodes(now: Instant) {
+  func deliverWaitingCodes() {
     guard let server, server.count > 0 else { return }
     let at = Clock.iso8601(wallNanoseconds: Clock.wallNanoseconds())
-    attempts.deliverWaiting(verdictDeadline: now + config.socket.verdictTimeout) {
+    attempts.deliverWaiting(verdictDeadline: Clock.monotonic() + config.socket.verdictTimeout) {
       id, keypad, digits in
+      // Room for the longest line (every character of a name escaped as \uXXXX), so
+      // the buffer never reallocates and leaves a copy of the digits behind.
       var line: [UInt8] = []
-      line.reserveCapacity(256)
+      line.reserveCapacity(128 + 6 * (id.utf8.count + keypad.utf8.count + at.utf8.count))
       DaemonMessage.appendCode(id: id, keypad: keypad, digits: digits, at: at, to: &line)
       let clients = server.broadcastSecret(&line)
       log.debug("attempt \(id): sent to \(clients) client(s)")
+      return clients > 0
     }
   }
 
@@ -161,7 +166,7 @@ extension Daemon {
         feed(.tick, keypad: name, now: now)
       }
     }
-    for expired in attempts.expire(now: now) {
+    for expired in attempts.expire(now: Clock.monotonic()) {
       activeKeypad = expired.keypad
       if expired.delivered {
         log.warning(

@@ -20,7 +20,7 @@ extension Daemon {
       let server = try SocketServer(
         listener: fd, loop: loop, policy: policy, version: pinpaddVersion, log: log)
       server.onRequest = { [unowned self] client, request in self.answer(request, from: client) }
-      server.onClientReady = { [unowned self] _ in self.deliverWaitingCodes(now: self.now()) }
+      server.onClientReady = { [unowned self] _ in self.deliverWaitingCodes() }
       self.server = server
     } catch {
       throw .unavailable("socket: \(error)")
@@ -45,13 +45,13 @@ extension Daemon {
       }
       FileSystem.remove(path)
     }
+    let gid = try resolveGroup()  // before binding: a bad Group= leaves no socket file
     let fd: FileDescriptor
     do {
       fd = try FileSystem.withUmask(0o117) { try UnixSocket.listen(path: path) }
     } catch {
       throw .unavailable("socket: cannot listen on \(path): \(error)")
     }
-    let gid = try resolveGroup()
     do {
       try FileSystem.setGroup(path, gid)
     } catch {

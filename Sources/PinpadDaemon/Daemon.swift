@@ -42,8 +42,11 @@ public final class Daemon {
   var lockout: LockoutStore
   var savedLockouts: [String: LockoutState] = [:]
   var statePersistent = true
-  /// The latest time handed to the core; replayed events may run ahead of the clock.
-  var highWater = Instant.zero
+  /// The latest time handed to the core (never goes back).
+  var lastNow = Instant.zero
+  /// How far the core's time runs ahead of the monotonic clock: a fast replay stamps
+  /// events with their recorded offsets. The core's time keeps running from there.
+  var lead: Duration = .zero
   var exitCode: Int32 = 0
   var random = SystemRandom()
 
@@ -142,16 +145,19 @@ public final class Daemon {
     }
   }
 
-  /// The daemon's "now": the monotonic clock, never behind a time already handed to
-  /// the core (replayed recordings stamp their own times).
+  /// The core's "now": the monotonic clock plus the lead a fast replay gave it, never
+  /// behind a time already handed to the core.
   func now() -> Instant {
-    highWater = max(highWater, Clock.monotonic())
-    return highWater
+    lastNow = max(lastNow, Clock.monotonic() + lead)
+    return lastNow
   }
 
+  /// An input event stamped `time`: the core gets that time (or the last one, if it
+  /// is older); a stamp ahead of the clock moves the lead.
   func advance(to time: Instant) -> Instant {
-    highWater = max(highWater, time)
-    return highWater
+    lead = max(lead, time - Clock.monotonic())
+    lastNow = max(lastNow, time)
+    return lastNow
   }
 
   private func handleSignals() {
@@ -180,9 +186,18 @@ public final class Daemon {
     if loaded.socket != config.socket {
       log.warning("reload: [Socket] changes take effect at the next start")
     }
+    var display = loaded.display
+    display.prompt = config.display.prompt
+    display.keypadLayout = config.display.keypadLayout
+    if display != config.display {
+      log.warning(
+        "reload: [Display] Output, Device, Font, OnScreenKeypad and SnapshotSize take effect at the next start"
+      )
+    }
     config.entry = loaded.entry
     config.lockout = loaded.lockout
-    config.display = loaded.display
+    config.display.prompt = loaded.display.prompt
+    config.display.keypadLayout = loaded.display.keypadLayout
     config.keypads = loaded.keypads
     for case let devices as KeypadDevices in inputs { devices.reconfigure(keypads: loaded.keypads) }
     let now = now()
@@ -198,11 +213,11 @@ public final class Daemon {
   private func afterEvents() {
     let now = now()
     var deadlines: [Instant] = machines.values.compactMap(\.nextDeadline)
-    if let d = attempts.nextDeadline { deadlines.append(d) }
     if let d = presenter.nextDeadline(machine: activeMachine, now: now) { deadlines.append(d) }
-    // The core's times may run ahead of the clock after a fast replay: wait in clock time.
-    let earliest = deadlines.min().map { $0 - (highWater - Clock.monotonic()) }
-    deadlineTimer.arm(at: earliest)
+    // The core's deadlines are in its time (clock + lead); the attempts' in clock time.
+    var clockDeadlines = deadlines.map { $0 - lead }
+    if let d = attempts.nextDeadline { clockDeadlines.append(d) }
+    deadlineTimer.arm(at: clockDeadlines.min())
     redraw()
   }
 

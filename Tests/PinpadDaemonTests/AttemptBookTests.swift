@@ -24,6 +24,7 @@ extension AttemptBook {
     deliverWaiting(verdictDeadline: verdictDeadline) { id, keypad, digits in
       let code = digits.withASCII { String(decoding: $0, as: UTF8.self) }
       sent.append(Sent(id: id, keypad: keypad, code: code))
+      return true
     }
     return sent
   }
@@ -31,6 +32,18 @@ extension AttemptBook {
 
 @Suite("Attempt book")
 struct AttemptBookTests {
+  @Test("a code no client took keeps its digits and keeps waiting for a client")
+  func untakenCodeKeepsWaiting() {
+    var book = AttemptBook(idPrefix: "p")
+    let held = digits([4, 2])
+    let id = book.add(keypad: "k", digits: held, deadline: at(5))
+    book.deliverWaiting(verdictDeadline: at(100)) { _, _, _ in false }
+    #expect(held.count == 2)
+    #expect(book.attempts.first?.delivered == false)
+    #expect(book.attempts.first?.deadline == at(5))
+    #expect(book.decide(id: id) == .notDelivered)
+  }
+
   // MARK: - Ids
 
   @Test("ids carry the prefix and are unique")

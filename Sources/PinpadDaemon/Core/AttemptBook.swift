@@ -32,14 +32,15 @@ public struct AttemptBook {
     return id
   }
 
-  /// The attempts still holding digits: each is handed to `send` (which must write
-  /// and wipe them) and then waits for a verdict until `verdictDeadline`.
+  /// The attempts still holding digits: each is handed to `send`, which writes them
+  /// and says whether any client took them. Taken ones are wiped and wait for a verdict
+  /// until `verdictDeadline`; the others keep waiting for a client.
   public mutating func deliverWaiting(
-    verdictDeadline: Instant, _ send: (_ id: String, _ keypad: String, SecretDigits) -> Void
+    verdictDeadline: Instant, _ send: (_ id: String, _ keypad: String, SecretDigits) -> Bool
   ) {
     for i in attempts.indices {
       guard let digits = attempts[i].digits else { continue }
-      send(attempts[i].id, attempts[i].keypad, digits)
+      guard send(attempts[i].id, attempts[i].keypad, digits) else { continue }
       digits.wipe()
       attempts[i].digits = nil
       attempts[i].deadline = verdictDeadline

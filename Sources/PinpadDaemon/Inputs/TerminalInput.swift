@@ -55,7 +55,7 @@ public final class TerminalInput: InputSource {
     for key in TerminalInput.keys(in: buffer[0..<n]) {
       guard let key else {
         deliver(.quit)
-        continue
+        break  // nothing typed after Ctrl-C counts
       }
       deliver(.key(key, value: 1, time: now))
       deliver(.key(key, value: 0, time: now))

@@ -1,3 +1,4 @@
+import Glibc
 import PinpadCore
 import PinpadSystem
 
@@ -62,11 +63,18 @@ public final class SocketServer {
   /// The number of authorised clients connected.
   public var count: Int { clients.count }
 
+  /// Re-enables accepting after descriptors ran out.
+  private var acceptPause: Timer?
+
   private func acceptAll() {
     while true {
       let fd: FileDescriptor?
       do { fd = try UnixSocket.accept(listener) } catch {
-        log.warning("socket: accept failed: \(error)")
+        if [ECONNABORTED, EPROTO].contains(error.rawValue) { continue }
+        // Out of descriptors or memory: the connection stays in the backlog and the
+        // listener stays readable. Stop watching it for a second instead of spinning.
+        log.warning("socket: accept failed: \(error); not accepting for 1 s")
+        pauseAccepting()
         return
       }
       guard let fd else { return }
@@ -97,6 +105,24 @@ public final class SocketServer {
       send(hello, to: client)
       if !client.closed { onClientReady(client) }
     }
+  }
+
+  private func pauseAccepting() {
+    guard acceptPause == nil, let timer = try? Timer() else { return }
+    loop.change(listener, [])
+    do {
+      try loop.watch(timer.fd, .readable) { [unowned self, unowned timer] _ in
+        timer.acknowledge()
+        self.loop.unwatch(timer.fd)
+        self.acceptPause = nil
+        self.loop.change(self.listener, .readable)
+      }
+    } catch {
+      loop.change(listener, .readable)
+      return
+    }
+    timer.arm(at: Clock.monotonic() + .seconds(1))
+    acceptPause = timer
   }
 
   private func handle(_ client: SocketClient, _ events: EventPoll.Events) {
@@ -177,9 +203,25 @@ public final class SocketServer {
       disconnect(client, reason: "stopped reading (\(client.queued) bytes waiting)")
       return
     }
+    if client.output.count + bytes.count > SocketServer.maxQueuedBytes {
+      compact(client)
+    }
     let wasEmpty = client.queued == 0
+    // Never past the reserved capacity: a reallocation would free a copy of a code.
     client.output.append(contentsOf: bytes)
     if wasEmpty { flush(client) }
+  }
+
+  /// Moves the unsent bytes to the front of the buffer and zeroes the rest, in place.
+  private func compact(_ client: SocketClient) {
+    let pending = client.queued
+    let sent = client.sent
+    client.output.withUnsafeMutableBufferPointer { b in
+      for i in 0..<pending { b[i] = b[sent + i] }
+      for i in pending..<b.count { b[i] = 0 }
+    }
+    client.output.removeLast(client.output.count - pending)
+    client.sent = 0
   }
 
   private func flush(_ client: SocketClient) {

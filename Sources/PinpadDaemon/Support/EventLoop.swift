@@ -50,7 +50,8 @@ public final class EventLoop {
     running = true
     while running {
       let ready: [(token: UInt64, events: EventPoll.Events)]
-      ready = try poll.wait()
+      // Work deferred before the first wait (a fast replay) must not wait for an event.
+      ready = try poll.wait(timeoutMilliseconds: deferred.isEmpty ? -1 : 0)
       for (token, events) in ready {
         // A handler may have removed this descriptor while handling an earlier one.
         handlers[token]?(events)
