@@ -221,6 +221,21 @@ private final class FakeKernel {
     #expect(!kernel.device.isGrabbed)
   }
 
+  @Test func grabWaitsUntilQueuedEventsAreRead() {
+    // A key pressed and released since the last read: grabbing now would be fine for
+    // the key state, but asking the kernel for it (EVIOCGKEY) would discard the queue.
+    let kernel = FakeKernel()
+    kernel.key(.keypad(5), 1)
+    kernel.key(.keypad(5), 0)
+    #expect(kernel.device.grabWhenIdle() == .notYet)
+    #expect(kernel.keys(kernel.device.readEvents()) == ["KEY_KP5=1", "KEY_KP5=0"])
+    guard case .failed(let error) = kernel.device.grabWhenIdle() else {
+      Issue.record("expected the ioctl to be tried once the queue was read")
+      return
+    }
+    #expect(error.errno == ENOTTY)
+  }
+
   @Test func aLongFloodIsReadInBoundedBatches() {
     let kernel = FakeKernel()
     kernel.device.maxEventsPerRead = 10

@@ -125,8 +125,9 @@ run_case() {
 }
 
 # A case that fails is run once more (RIG_RETRIES, default 1): under TCG on a loaded
-# host a guest can miss a timing window. Every retry is named in the output, so a
-# case that needs one is visible, and a case must still pass to count.
+# host a guest can miss a timing window. Every retry is named when it happens and
+# counted in the summary, so a case that needed one is visible in CI's output; a case
+# must still pass to count. RIG_RETRIES=0 shows flakiness as failure.
 failed=()
 retried=()
 for name in "${cases[@]}"; do
@@ -137,11 +138,11 @@ for name in "${cases[@]}"; do
       failed+=("$name")
       break
     fi
-    stamp "case $name failed; retrying ($tries)"
+    stamp "RETRY: case $name failed; running it again (retry $tries)"
     retried+=("$name")
   done
 done
-[[ ${#retried[@]} -gt 0 ]] && echo "rig: needed a retry: ${retried[*]}"
+echo "rig: retries: ${#retried[@]}${retried[*]:+ (${retried[*]})}"
 echo "system: $((${#cases[@]} - ${#failed[@]})) passed, ${#failed[@]} failed"
 if [[ ${#failed[@]} -gt 0 ]]; then
   echo "rig: FAILED: ${failed[*]}"

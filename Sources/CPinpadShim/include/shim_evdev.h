@@ -6,7 +6,3 @@
 /// Call it before reading any state: changing the clock flushes the kernel's queue.
 /// Returns 0 or -errno (-ENOTTY when the fd is not an evdev node, e.g. a test pipe).
 int pinpad_evdev_use_monotonic_clock(int fd);
-
-/// How many keys the kernel says are down right now on an evdev fd (EVIOCGKEY),
-/// or -errno (-ENOTTY when the fd is not an evdev node).
-int pinpad_evdev_kernel_keys_down(int fd);

@@ -133,14 +133,20 @@ public final class EvdevDevice {
     case failed(InputDeviceError)
   }
 
-  /// Takes the device exclusively (EVIOCGRAB) if no key is down, by libevdev's view and,
-  /// on a real node, the kernel's (EVIOCGKEY). Call after `readEvents()` drained the fd.
+  /// Takes the device exclusively (EVIOCGRAB) if no key is down in libevdev's view and
+  /// no event is waiting to be read (so that view is the kernel's). Call it after
+  /// `readEvents()`; `notYet` leaves the fd readable or a key down, so the next read
+  /// comes from an event, never from a loop.
+  ///
+  /// It never asks the kernel for its key state (EVIOCGKEY): that ioctl discards the key
+  /// events queued for this reader (the kernel's `evdev_handle_get_val` flushes them), so
+  /// a key pressed between the last read and the query would be lost, release and all.
   public func grabWhenIdle() -> GrabOutcome {
     guard !isClosed else {
       return .failed(InputDeviceError(operation: "EVIOCGRAB", path: path, errno: EBADF))
     }
     if isGrabbed { return .grabbed }
-    if !keysDown.isEmpty || (source.kernelKeysDown() ?? 0) > 0 { return .notYet }
+    if !keysDown.isEmpty || pollNow(fd) & Int16(POLLIN) != 0 { return .notYet }
     let rc = source.grab(true)
     if rc != 0 {
       return .failed(InputDeviceError(operation: "EVIOCGRAB", path: path, errno: -rc))

@@ -1,5 +1,4 @@
 import CLibevdev
-import CPinpadShim
 import Glibc
 import PinpadCore
 
@@ -21,8 +20,6 @@ protocol EvdevSource: AnyObject {
   func next(sync: Bool, _ event: inout input_event) -> Int32
   /// EVIOCGRAB: 0 or -errno.
   func grab(_ on: Bool) -> Int32
-  /// Keys the kernel says are down right now, or nil when it cannot say.
-  func kernelKeysDown() -> Int?
   func close()
 }
 
@@ -65,11 +62,6 @@ final class LibevdevSource: EvdevSource {
   }
 
   func grab(_ on: Bool) -> Int32 { libevdev_grab(device, on ? LIBEVDEV_GRAB : LIBEVDEV_UNGRAB) }
-
-  func kernelKeysDown() -> Int? {
-    let down = pinpad_evdev_kernel_keys_down(fd)
-    return down < 0 ? nil : Int(down)
-  }
 
   func close() {
     guard let device else { return }
@@ -134,7 +126,6 @@ final class RecordPipeSource: EvdevSource {
   }
 
   func grab(_ on: Bool) -> Int32 { -ENOTTY }
-  func kernelKeysDown() -> Int? { nil }
 
   func close() {
     guard !closed else { return }

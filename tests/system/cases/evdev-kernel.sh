@@ -1,40 +1,75 @@
 # EvdevDevice against the real kernel's evdev, where the unit tests' pipe cannot go:
-#  1. a key held down when the device is opened is not a press, not even its release,
-#     and the grab waits until it is up (EVIOCGKEY + libevdev state), retried only when
-#     the device has events (its autorepeats), never in a loop;
-#  2. a kernel queue overflow (SYN_DROPPED) is reported as dropped, libevdev resyncs,
+#  1. a key held down when the device is opened is not a press, not even its release;
+#     the grab waits until it is up, retried only when the device has events (its
+#     autorepeats), never in a loop; a key pressed the instant the held one is released
+#     is read (a USB keyboard driven over QMP, and a uinput keypad with exact timing);
+#  2. events already queued when the grab is tried are read, not lost: the grab never
+#     asks the kernel for its key state (EVIOCGKEY discards the reader's queued keys);
+#  3. a kernel queue overflow (SYN_DROPPED) is reported as dropped, libevdev resyncs,
 #     and keys typed afterwards are read normally.
-# Host side: evdev-kernel.host.py.
+# Every wait ends on an event (until=KEY:VALUE), with a generous deadline only against a
+# hang, so a slow or a fast guest gives the same result. Host side: evdev-kernel.host.py.
 . "$RIG_LIB/guest.sh"
 rig_start_udevd
 kbd=$(rig_node_of "QEMU USB Keyboard") || rig_fail "no USB keyboard"
 
+# 1a. The USB keyboard: KP7 held at open, then KP7 up and KP8 down in one QMP command.
 rig_signal hold
 rig_wait held
-sleep 1  # the press has reached the guest; the key stays down ~9 s more, room for a
-# slow probe start on a loaded host
-"$RIG_PROBE" watch "$kbd" 16 grab >"$RIG_SCRATCH/held.txt" 2>&1 &
+"$RIG_PROBE" watch "$kbd" 120 grab until=KEY_KP8:0 >"$RIG_SCRATCH/held.txt" 2>&1 &
 watcher=$!
-until grep -q "grab" "$RIG_SCRATCH/held.txt" 2>/dev/null; do sleep 0.05; done
+until grep -q "down=\[KEY_KP7\]" "$RIG_SCRATCH/held.txt" 2>/dev/null; do
+  kill -0 $watcher 2>/dev/null || { cat "$RIG_SCRATCH/held.txt"; rig_fail "probe ended"; }
+  sleep 0.05
+done
 rig_signal opened
 wait $watcher || rig_fail "watch failed"
-cat "$RIG_SCRATCH/held.txt"
-grep -q "down=\[KEY_KP7\]" "$RIG_SCRATCH/held.txt" || rig_fail "KP7 was not down at open"
+grep -v "grab notYet" "$RIG_SCRATCH/held.txt"
+echo "grab notYet: $(grep -c 'grab notYet' "$RIG_SCRATCH/held.txt") times"
 grep -q "grab notYet" "$RIG_SCRATCH/held.txt" || rig_fail "grabbed while KP7 was down"
 grep -q "key KEY_KP7" "$RIG_SCRATCH/held.txt" && rig_fail "held KP7 leaked an event"
-# QEMU queues send-key events, so KP8 arrives after KP7's release: it must be read.
-grep -q "key KEY_KP8 1" "$RIG_SCRATCH/held.txt" || rig_fail "KP8 typed afterwards was lost"
+grep -q "key KEY_KP8 1" "$RIG_SCRATCH/held.txt" || rig_fail "KP8 pressed as KP7 went up was lost"
 grep -q "grab grabbed" "$RIG_SCRATCH/held.txt" || rig_fail "never grabbed after KP7 went up"
 
-"$RIG_PROBE" watch "$kbd" 25 after="$RIG_SCRATCH/host-flooded" >"$RIG_SCRATCH/flood.txt" 2>&1 &
+# 1b and 2 on a uinput keypad, whose events are delivered the moment they are written.
+ready=$RIG_SCRATCH/keypad-ready
+python3 "$RIG_LIB/uinput.py" keypad "Pinpad Test Keypad" 120 "$ready" \
+  "down=KP7 wait=$RIG_SCRATCH/held-open up=KP7 KP8 wait=$RIG_SCRATCH/queue-open KP1 KP2 touch=$RIG_SCRATCH/typed" &
+keypad=$!
+rig_wait_for_node "$ready" 30
+node=$(rig_node_of "Pinpad Test Keypad") || rig_fail "no uinput keypad"
+"$RIG_PROBE" watch "$node" 120 grab until=KEY_KP8:0 >"$RIG_SCRATCH/uheld.txt" 2>&1 &
+watcher=$!
+until grep -q "opened" "$RIG_SCRATCH/uheld.txt" 2>/dev/null; do sleep 0.05; done
+: >"$RIG_SCRATCH/held-open"
+wait $watcher || rig_fail "watch failed"
+grep -v "grab notYet" "$RIG_SCRATCH/uheld.txt"
+grep -q "down=\[KEY_KP7\]" "$RIG_SCRATCH/uheld.txt" || rig_fail "uinput KP7 was not down at open"
+grep -q "key KEY_KP7" "$RIG_SCRATCH/uheld.txt" && rig_fail "held uinput KP7 leaked an event"
+grep -q "key KEY_KP8 1" "$RIG_SCRATCH/uheld.txt" || rig_fail "uinput KP8 right after KP7's release was lost"
+grep -q "grab grabbed" "$RIG_SCRATCH/uheld.txt" || rig_fail "uinput keypad never grabbed"
+
+# 2. Keys queued, unread, when the first grab is tried (after=: no read before it).
+"$RIG_PROBE" watch "$node" 120 grab after="$RIG_SCRATCH/typed" until=KEY_KP2:0 \
+  >"$RIG_SCRATCH/queued.txt" 2>&1 &
+watcher=$!
+until grep -q "opened" "$RIG_SCRATCH/queued.txt" 2>/dev/null; do sleep 0.05; done
+: >"$RIG_SCRATCH/queue-open"
+wait $watcher || rig_fail "watch failed"
+cat "$RIG_SCRATCH/queued.txt"
+for k in "KP1 1" "KP1 0" "KP2 1" "KP2 0"; do
+  grep -q "key KEY_$k" "$RIG_SCRATCH/queued.txt" || rig_fail "queued KEY_$k lost to the grab"
+done
+grep -q "grab grabbed" "$RIG_SCRATCH/queued.txt" || rig_fail "never grabbed after reading the queue"
+kill $keypad 2>/dev/null
+
+# 3. A queue overflow on the USB keyboard.
+"$RIG_PROBE" watch "$kbd" 120 after="$RIG_SCRATCH/host-flooded" until=KEY_KP9:0 \
+  >"$RIG_SCRATCH/flood.txt" 2>&1 &
 watcher=$!
 until grep -q "opened" "$RIG_SCRATCH/flood.txt" 2>/dev/null; do sleep 0.05; done
 rig_signal flood
-until grep -q "key KEY_KP9 0" "$RIG_SCRATCH/flood.txt"; do
-  kill -0 $watcher 2>/dev/null || { cat "$RIG_SCRATCH/flood.txt"; rig_fail "no KP9 after the flood"; }
-  sleep 0.1
-done
-kill $watcher
+wait $watcher || rig_fail "watch failed"
 grep -v "key KEY_KP[0-6]" "$RIG_SCRATCH/flood.txt"
 echo "keys read during the flood: $(grep -c 'key KEY_KP[0-6] 1' "$RIG_SCRATCH/flood.txt")"
 grep -q "dropped" "$RIG_SCRATCH/flood.txt" || rig_fail "no SYN_DROPPED reported"

@@ -7,10 +7,12 @@
 //   evdev-probe enumerate                 UdevMonitor.enumerate() with udev properties
 //   evdev-probe read PATH COUNT [grab]    print COUNT key events (never digits' meaning:
 //                                         test keyboards only), optionally grabbed
-//   evdev-probe watch PATH SECONDS [grab] [after=FILE]
+//   evdev-probe watch PATH SECONDS [grab] [after=FILE] [until=KEY:VALUE]
 //                                         print key events, drops and grab outcomes
-//                                         for SECONDS; with after=FILE, read nothing
-//                                         until FILE exists (lets the kernel queue fill)
+//                                         for at most SECONDS; with after=FILE, neither
+//                                         read nor grab until FILE exists (lets the
+//                                         kernel queue fill); with until=, stop after
+//                                         that key event (e.g. until=KEY_KP8:0)
 //   evdev-probe monitor SECONDS [COUNT]   UdevMonitor changes for up to SECONDS
 //                                         (stops after COUNT changes)
 // Every line starts with the CLOCK_MONOTONIC time in seconds.
@@ -58,6 +60,11 @@ func waitReadable(_ fd: Int32, timeoutMs: Int32) -> Int16 {
   var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
   let rc = poll(&entry, 1, timeoutMs)
   return rc > 0 ? entry.revents : 0
+}
+
+extension String {
+  /// "KEY_KP8:0" as the probe prints it: "KEY_KP8 0".
+  func replacingColon() -> String { String(map { $0 == ":" ? " " : $0 }) }
 }
 
 let args = CommandLine.arguments
@@ -127,6 +134,7 @@ case "watch" where args.count >= 4:
   let options = args.dropFirst(4)
   let wantGrab = options.contains("grab")
   let after = options.first { $0.hasPrefix("after=") }.map { String($0.dropFirst(6)) }
+  let until = options.first { $0.hasPrefix("until=") }.map { String($0.dropFirst(6)) }
   say("opened \(device.identity.devnode) down=\(device.keysDown)")
   var grabbed = false
   func tryGrab() {
@@ -135,19 +143,22 @@ case "watch" where args.count >= 4:
     grabbed = outcome == .grabbed
     say("grab \(outcome)")
   }
-  tryGrab()
   if let after {
     while access(after, F_OK) != 0 { usleep(50_000) }
     say("reading")
   }
+  tryGrab()
   let deadline = now() + (Double(args[3]) ?? 5)
-  while now() < deadline {
+  var done = false
+  while !done && now() < deadline {
     guard waitReadable(device.fd, timeoutMs: Int32(max(1, (deadline - now()) * 1000))) != 0
     else { continue }
     let batch = device.readEvents()
     if batch.dropped { say("dropped") }
     for event in batch.events where event.type == InputEvent.keyType {
-      say("key \(KeyCode(event.code).name) \(event.value)")
+      let line = "\(KeyCode(event.code).name) \(event.value)"
+      say("key " + line)
+      if let until, line == until.replacingColon() { done = true }
     }
     if batch.gone {
       say("gone")
@@ -155,6 +166,7 @@ case "watch" where args.count >= 4:
     }
     tryGrab()
   }
+  if !done && until != nil { say("deadline before \(until!)") }
   say("keys down at end \(device.keysDown)")
 case "monitor" where args.count >= 3:
   let monitor = try UdevMonitor()

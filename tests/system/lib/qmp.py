@@ -65,8 +65,17 @@ class QMP:
 
     def key_to(self, device, qcode, down):
         """A key press or release on one keyboard (`input-send-event` with `device`)."""
-        event = {"type": "key", "data": {"down": down, "key": {"type": "qcode", "data": qcode}}}
-        return self.execute("input-send-event", device=device, events=[event])
+        return self.key_events(device, [(qcode, down)])
+
+    def key_events(self, device, changes):
+        """Key presses and releases [(qcode, down), ...] in one `input-send-event`: they
+        reach the guest at once, unlike `send-key`, which QEMU queues with a hold-time
+        pause after every press *and* every release. device=None: the newest keyboard."""
+        events = [{"type": "key", "data": {"down": down, "key": {"type": "qcode", "data": q}}}
+                  for q, down in changes]
+        if device is None:
+            return self.execute("input-send-event", events=events)
+        return self.execute("input-send-event", device=device, events=events)
 
     def tap(self, device, qcode, hold=0.05):
         self.key_to(device, qcode, True)

@@ -3,10 +3,16 @@
     python3 "$RIG_LIB/uinput.py" keypad NAME SECONDS [READY_FILE] [SCRIPT]
 
 creates a numeric keypad (KEY_KP0..9, KEY_KPENTER, KEY_BACKSPACE, KEY_ESC, bus USB,
-id 1209:0001), touches READY_FILE once it exists, plays SCRIPT (keys separated by
-spaces, e.g. "KP1 KP2 KPENTER", one tap each 50 ms apart; "wait=FILE" waits for FILE),
-and keeps the device for SECONDS. It is virtual: its sysfs path is under
-/sys/devices/virtual/input.
+id 1209:0001), touches READY_FILE once it exists, plays SCRIPT and keeps the device for
+SECONDS. It is virtual: its sysfs path is under /sys/devices/virtual/input.
+
+SCRIPT is steps separated by spaces:
+  KP1          a tap (down, 20 ms, up), then 50 ms before the next step
+  down=KP7     press and keep it down (the kernel autorepeats it); up=KP7 releases it,
+               and the next step follows at once (no pause: a key pressed right after)
+  wait=FILE    wait until FILE exists
+  touch=FILE   create FILE (uinput writes are delivered synchronously, so every event
+               before it is already in each reader's queue)
 """
 import fcntl
 import os
@@ -69,9 +75,15 @@ def main(argv):
         if step.startswith("wait="):
             while not os.path.exists(step[5:]) and time.monotonic() < end:
                 time.sleep(0.05)
-            continue
-        device.tap(KEYS[step])
-        time.sleep(0.05)
+        elif step.startswith("touch="):
+            open(step[6:], "w").close()
+        elif step.startswith("down="):
+            device.key(KEYS[step[5:]], 1)
+        elif step.startswith("up="):
+            device.key(KEYS[step[3:]], 0)
+        else:
+            device.tap(KEYS[step])
+            time.sleep(0.05)
     while time.monotonic() < end:
         time.sleep(0.1)
     device.close()
