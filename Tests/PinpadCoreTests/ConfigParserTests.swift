@@ -210,7 +210,9 @@ private let specListing = """
   }
   for no in ["no", "false", "0", "off", "Off"] {
     #expect(
-      try parse("[Display]\nOnScreenKeypad=yes\nOnScreenKeypad=\(no)").display.onScreenKeypad
+      try parse([
+        ("a.conf", "[Display]\nOnScreenKeypad=yes"), ("b.conf", "[Display]\nOnScreenKeypad=\(no)"),
+      ]).display.onScreenKeypad
         == false)
   }
 }
@@ -297,18 +299,22 @@ private let specListing = """
 }
 
 @Test func anEmptyValueEmptiesAList() throws {
-  let config = try parse(
-    """
-    [Entry]
-    BackspaceKeys=
-    ClearKeys=
-    RevealKeys=
-    [Keypad front]
-    Match=usb:1a2c:0e24
-    Match=
-    [Socket]
-    AllowUsers=
-    """)
+  let config = try parse([
+    (
+      "pinpadd.conf",
+      """
+      [Entry]
+      BackspaceKeys=
+      ClearKeys=
+      RevealKeys=
+      [Keypad front]
+      Match=usb:1a2c:0e24
+      [Socket]
+      AllowUsers=
+      """
+    ),
+    ("pinpadd.conf.d/10.conf", "[Keypad front]\nMatch=\n"),
+  ])
   #expect(config.entry.backspaceKeys.isEmpty)
   #expect(config.entry.clearKeys.isEmpty)
   #expect(config.entry.revealKeys.isEmpty)
@@ -329,7 +335,9 @@ private let specListing = """
   #expect(try parse("[Socket]\nGroup=pinpadd").socket.explicitKeys == ["Group"])
   #expect(try parse("[Socket]\nAllowGroups=door").socket.explicitKeys == ["AllowGroups"])
   #expect(try parse("[Socket]\nAllowUsers=").socket.explicitKeys == ["AllowUsers"])
-  #expect(try parse("[Socket]\nGroup=door\nGroup=").socket.explicitKeys.isEmpty)
+  #expect(
+    try parse([("a.conf", "[Socket]\nGroup=door"), ("b.conf", "[Socket]\nGroup=")]).socket
+      .explicitKeys.isEmpty)
 }
 
 // MARK: - Drop-ins
@@ -498,8 +506,16 @@ struct BadConfig: Sendable, CustomStringConvertible {
     "[Entry]\nSubmitKeys=", 2,
     "SubmitKeys= is empty and Length= is not set: no code could ever be submitted"),
   BadConfig(
-    "[Entry]\nSubmitKeys=\nLength=4\nLength=", 4,
+    "[Entry]\nLength=\nSubmitKeys=", 3,
     "SubmitKeys= is empty and Length= is not set: no code could ever be submitted"),
+  // A key set twice in one section of one file
+  BadConfig("[Entry]\nLength=4\n\nLength=6", 4, "Length= is already set in [Entry] at line 2"),
+  BadConfig(
+    "[Entry]\nMinLength=4\n[Lockout]\nMaxFailures=3\n[Entry]\nMinLength=5", 6,
+    "MinLength= is already set in [Entry] at line 2"),
+  BadConfig(
+    "[Keypad a]\nMatch=x\nGrab=no\nMatch=y", 4, "Match= is already set in [Keypad a] at line 2"),
+  BadConfig("[Socket]\nGroup=\nGroup=door", 3, "Group= is already set in [Socket] at line 2"),
   BadConfig(
     "[Entry]\nClearKeys=KEY_ESC KEY_KPENTER", 2, "KEY_KPENTER is in both SubmitKeys and ClearKeys"),
   BadConfig(
@@ -547,6 +563,24 @@ func invalidConfigurationsNameTheirLine(_ bad: BadConfig) {
   #expect(
     error([("a.conf", "[Keypad x]"), ("b.conf", "[Keypad x]\n[Keypad x]")])?.description
       == "b.conf:2: [Keypad x] is already defined at line 1")
+}
+
+@Test func aKeyMayBeSetOnceInEachSectionAndFileAndOverriddenByALaterFile() throws {
+  let config = try parse([
+    ("a.conf", "[Entry]\nLength=4\n[Keypad x]\nMatch=k\n[Keypad y]\nMatch=k\n"),
+    ("b.conf", "[Entry]\nSubmitKeys=\nLength=6\n"),
+  ])
+  #expect(config.entry.length == 6)
+  #expect(
+    error([("a.conf", "[Entry]\nLength=4"), ("b.conf", "[Entry]\nLength=5\nLength=")])
+      == ConfigError(
+        path: "b.conf", line: 3, message: "Length= is already set in [Entry] at line 2"))
+}
+
+@Test func anErrorWithoutALineReadsAsPathMessage() {
+  #expect(
+    ConfigError(path: "/etc/x.conf", line: 0, message: "cannot read: No such file").description
+      == "/etc/x.conf: cannot read: No such file")
 }
 
 @Test func aLaterDropInCanRepairAnEarlierCrossKeyProblem() throws {

@@ -15,10 +15,11 @@ public typealias ConfigError = FileLineError
 /// A file the daemon refuses (a configuration, a recording), with the file and line a
 /// person should fix.
 ///
-/// `description` is `PATH:LINE: message`, the line `pinpadd --check-config` prints.
+/// `description` is `PATH:LINE: message`, the line `pinpadd --check-config` prints, or
+/// `PATH: message` when no line is to blame (line 0: a file that cannot be read).
 public struct FileLineError: Error, Equatable, Sendable, CustomStringConvertible {
   public var path: String
-  /// 1-based line number in `path`.
+  /// 1-based line number in `path`; 0 for the file as a whole.
   public var line: Int
   /// One short line saying what is wrong, e.g. `MinLength=9 is larger than MaxLength=8`.
   public var message: String
@@ -27,5 +28,7 @@ public struct FileLineError: Error, Equatable, Sendable, CustomStringConvertible
     self.line = line
     self.message = message
   }
-  public var description: String { "\(path):\(line): \(message)" }
+  public var description: String {
+    line > 0 ? "\(path):\(line): \(message)" : "\(path): \(message)"
+  }
 }

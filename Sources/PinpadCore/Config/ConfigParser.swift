@@ -6,7 +6,9 @@
 ///   keypad twice (two keypads given one name by mistake); a later drop-in may
 ///   continue or override a keypad of an earlier file.
 /// - `Key=Value` with whitespace around key and value trimmed; the last assignment of a
-///   key wins, across files in the order given.
+///   key wins, across files in the order given. Within one file a key may be set only
+///   once per section (a second `Length=` is a mistake, not an override): an error
+///   naming both lines.
 /// - Lines starting with `#` or `;` are comments. A `#` after whitespace also starts a
 ///   comment to the end of the line, so SPEC §2's annotated listing parses as written
 ///   (`Prompt=Door#2` keeps its `#`; a `#` after a space cannot be part of a value).
@@ -92,6 +94,8 @@ private struct ConfigReader {
   mutating func read(_ source: ConfigSource, index: Int) throws(ConfigError) {
     var section: Section? = nil
     var number = 0
+    /// The line of each "Section.Key" set in this file.
+    var setHere: [String: Int] = [:]
     for rawLine in source.text.split(
       omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
     {
@@ -113,6 +117,10 @@ private struct ConfigReader {
       guard let section else {
         throw here.error("\(key)= comes before any [Section] header")
       }
+      if let first = setHere["\(section.title).\(key)"] {
+        throw here.error("\(key)= is already set in \(section.title) at line \(first)")
+      }
+      setHere["\(section.title).\(key)"] = number
       do {
         try assign(key, value, in: section)
       } catch {
