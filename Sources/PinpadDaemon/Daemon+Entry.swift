@@ -153,6 +153,12 @@ extension Daemon {
       Systemd.notify("STATUS=Waiting for keys")
     case .alreadyDecided:
       server?.send(DaemonMessage.error("attempt \(id) was already decided"), to: client)
+    case .timedOut:
+      server?.send(
+        DaemonMessage.error(
+          "attempt \(id) timed out: no verdict within \(config.socket.verdictTimeout.secondsText) s"
+        ),
+        to: client)
     case .unknown, .notDelivered:
       server?.send(DaemonMessage.error("unknown attempt id"), to: client)
     }

@@ -4,17 +4,19 @@ import PinpadSystem
 /// The controller socket: where it comes from, who may use it, what it answers.
 extension Daemon {
   func openSocket() throws(StartError) {
-    let policy = try accessPolicy()
+    var missingGroups = MissingGroups()
+    let policy = try accessPolicy(&missingGroups)
     let fd: FileDescriptor
     if let passed = Systemd.listenDescriptors().first(where: UnixSocket.isListeningStream) {
       fd = passed
       log.info("socket: using the socket passed by systemd")
     } else {
       let path = options.socketPath ?? config.socket.path
-      fd = try bindSocket(path: path)
+      fd = try bindSocket(path: path, &missingGroups)
       ownedSocketPath = path
       log.info("socket: listening on \(path)")
     }
+    for line in missingGroups.warnings { log.warning(line) }
     listener = fd
     do {
       let server = try SocketServer(
@@ -29,7 +31,9 @@ extension Daemon {
 
   /// Binds `path` with mode 0660 and the configured group. A socket file left by a
   /// daemon that died is replaced; one that still answers is not.
-  private func bindSocket(path: String) throws(StartError) -> FileDescriptor {
+  private func bindSocket(path: String, _ missing: inout MissingGroups) throws(StartError)
+    -> FileDescriptor
+  {
     let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
     if !folder.isEmpty, !FileSystem.isDirectory(folder) {
       do { try FileSystem.makeDirectories(folder, mode: 0o755) } catch {
@@ -45,7 +49,7 @@ extension Daemon {
       }
       FileSystem.remove(path)
     }
-    let gid = try resolveGroup()  // before binding: a bad Group= leaves no socket file
+    let gid = try resolveGroup(&missing)  // before binding: a bad Group= leaves no socket file
     let fd: FileDescriptor
     do {
       fd = try FileSystem.withUmask(0o117) { try UnixSocket.listen(path: path) }
@@ -63,17 +67,17 @@ extension Daemon {
 
   /// `[Socket] Group=`: a missing default group falls back to the daemon's own group
   /// with a warning; a missing group that was written in the file is an error.
-  private func resolveGroup() throws(StartError) -> UInt32 {
+  private func resolveGroup(_ missing: inout MissingGroups) throws(StartError) -> UInt32 {
     let name = config.socket.group
     if let gid = Accounts.groupID(named: name) { return gid }
     if config.socket.explicitKeys.contains("Group") {
       throw .configuration("[Socket] Group=\(name): no such group")
     }
-    log.warning("socket: group \(name) does not exist, using the daemon's own group")
+    missing.add(name, .socketFile)
     return ProcessSetup.groupID
   }
 
-  private func accessPolicy() throws(StartError) -> AccessPolicy {
+  private func accessPolicy(_ missing: inout MissingGroups) throws(StartError) -> AccessPolicy {
     var uids = Set<UInt32>()
     var gids = Set<UInt32>()
     for name in config.socket.allowUsers {
@@ -91,7 +95,7 @@ extension Daemon {
       } else if config.socket.explicitKeys.contains("AllowGroups") {
         throw .configuration("[Socket] AllowGroups: no such group \(name)")
       } else {
-        log.warning("socket: group \(name) does not exist, allowing the daemon's own group")
+        missing.add(name, .allowed)
         gids.insert(ProcessSetup.groupID)
       }
     }
@@ -122,12 +126,16 @@ extension Daemon {
         phase = "locked"
         lockedSeconds = Int(((until - now).nanoseconds + 999_999_999) / 1_000_000_000)
       }
-      return .object([
+      var fields: [(String, JSONValue)] = [
         ("name", .string(name)), ("state", .string(phase)),
         ("length", .number(Double(machine.length))),
-        ("failures", .number(Double(machine.lockoutState.failures))),
-        ("locked_seconds", .number(Double(lockedSeconds))),
-      ])
+      ]
+      // The count starts again with a lockout: while locked, a 0 would mislead.
+      if phase != "locked" {
+        fields.append(("failures", .number(Double(machine.lockoutState.failures))))
+      }
+      fields.append(("locked_seconds", .number(Double(lockedSeconds))))
+      return .object(fields)
     }
     return [
       ("version", .string(pinpaddVersion)),
@@ -136,5 +144,29 @@ extension Daemon {
       ("clients", .number(Double(server?.count ?? 0))),
       ("pending", .number(Double(attempts.attempts.count))),
     ]
+  }
+}
+
+/// Default-named socket groups that do not exist, and what the daemon's own group
+/// stands in for: one warning per name, however many uses it has.
+struct MissingGroups {
+  enum Use { case socketFile, allowed }
+  private var uses: [(name: String, use: Use)] = []
+
+  mutating func add(_ name: String, _ use: Use) { uses.append((name, use)) }
+
+  var warnings: [String] {
+    var names: [String] = []
+    for (name, _) in uses where !names.contains(name) { names.append(name) }
+    return names.map { name in
+      let these = uses.filter { $0.name == name }.map(\.use)
+      let owner = these.contains(.socketFile)
+      let allowed = these.contains(.allowed)
+      let standIn =
+        owner && allowed
+        ? "the socket gets the daemon's own group, and that group may connect"
+        : owner ? "the socket gets the daemon's own group" : "the daemon's own group may connect"
+      return "socket: group \(name) does not exist; \(standIn)"
+    }
   }
 }

@@ -35,10 +35,15 @@ import Testing
     #expect(verdict.string("id") == code.string("id"))
     #expect(verdict.string("result") == "timeout")
     #expect(E2E.now() - start > 0.3)
-    // A late verdict for a timed-out attempt is refused.
+    // A late verdict for a timed-out attempt is refused, saying so.
     client.send(json: ["type": "verdict", "id": code.string("id")!, "result": "granted"])
     let error = try #require(try client.waitFor("error", timeout: 3)).message
-    #expect(error.string("reason")?.contains("already decided") == true)
+    #expect(
+      error.string("reason") == "attempt \(code.string("id")!) timed out: no verdict within 0.5 s")
+    let late = try runProgram(
+      E2E.pinpadctl, ["--socket", daemon.socket, "verdict", code.string("id")!, "denied"])
+    #expect(late.status == 1)
+    #expect(late.stderr.contains("timed out"), "\(late.stderr)")
     #expect(daemon.stop() == 0)
   }
 

@@ -64,6 +64,10 @@ import Testing
     let lockout = try #require(try client.waitFor("lockout", timeout: 3)).message
     #expect(lockout.string("keypad") == "default")
     #expect(lockout.int("seconds") == 30)
+    // While locked, status gives no failure count (it starts again at 0 with the lockout).
+    let locked = try #require(try client.status())["keypads"] as? [[String: Any]] ?? []
+    #expect(locked.first?.string("state") == "locked")
+    #expect(locked.first?["failures"] == nil, "\(locked)")
     #expect(daemon.stop() == 0)
     let stateFiles = try FileManager.default.contentsOfDirectory(atPath: daemon.stateDir)
     #expect(!stateFiles.isEmpty)

@@ -147,3 +147,8 @@ enum ConfigValue {
     return "\(sign)\(whole).\(digits)"
   }
 }
+
+extension Duration {
+  /// Seconds as a configuration file writes them: "10", "0.5" (for messages).
+  public var secondsText: String { ConfigValue.secondsText(self) }
+}

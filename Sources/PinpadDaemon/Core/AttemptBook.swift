@@ -16,8 +16,8 @@ public struct AttemptBook {
   }
 
   public private(set) var attempts: [Attempt] = []
-  /// Ids that were decided or timed out lately, to tell "already decided" from "unknown".
-  private var settled: [String] = []
+  /// Ids that were decided or timed out lately, to tell a late verdict from an unknown id.
+  private var settled: [(id: String, timedOut: Bool)] = []
   private var counter: UInt64 = 0
   private let prefix: String
 
@@ -50,6 +50,8 @@ public struct AttemptBook {
   public enum VerdictMatch: Equatable {
     case accepted(keypad: String)
     case alreadyDecided
+    /// Its time for a verdict (or for a client) ran out first.
+    case timedOut
     case unknown
     /// The code has not reached a client yet (cannot happen through the socket).
     case notDelivered
@@ -58,11 +60,12 @@ public struct AttemptBook {
   /// The first verdict for a delivered id wins; later ones are refused.
   public mutating func decide(id: String) -> VerdictMatch {
     guard let i = attempts.firstIndex(where: { $0.id == id }) else {
-      return settled.contains(id) ? .alreadyDecided : .unknown
+      guard let past = settled.last(where: { $0.id == id }) else { return .unknown }
+      return past.timedOut ? .timedOut : .alreadyDecided
     }
     guard attempts[i].delivered else { return .notDelivered }
     let attempt = attempts.remove(at: i)
-    remember(id)
+    remember(id, timedOut: false)
     return .accepted(keypad: attempt.keypad)
   }
 
@@ -76,7 +79,7 @@ public struct AttemptBook {
       attempt.digits?.wipe()
       return true
     }
-    for (id, _, _) in expired { remember(id) }
+    for (id, _, _) in expired { remember(id, timedOut: true) }
     return expired
   }
 
@@ -88,8 +91,8 @@ public struct AttemptBook {
 
   public var nextDeadline: Instant? { attempts.map(\.deadline).min() }
 
-  private mutating func remember(_ id: String) {
-    settled.append(id)
+  private mutating func remember(_ id: String, timedOut: Bool) {
+    settled.append((id, timedOut))
     if settled.count > 256 { settled.removeFirst(settled.count - 256) }
   }
 }
