@@ -23,10 +23,32 @@ public enum DeviceListCommand {
   }
 
   /// Prints the lines to stdout and returns the exit status: 0, also when there are no
-  /// input devices at all (an empty list is an answer).
-  public static func run(configuration: Configuration) -> Int32 {
-    let lines = lines(configuration: configuration)
+  /// input devices at all (an empty list is an answer). Then one line on stderr says so,
+  /// and why.
+  public static func run(configuration: Configuration, directory: String = "/dev/input")
+    -> Int32
+  {
+    let lines = lines(configuration: configuration, directory: directory)
     for line in lines { print(line) }
+    if lines.isEmpty {
+      DaemonMain.printError("pinpadd: \(emptyListing(directory, inputDirectoryProblem(directory)))")
+    }
     return 0
+  }
+
+  /// What an empty listing means, given why `directory` could not be read (nil: it was).
+  public static func emptyListing(_ directory: String, _ problem: Errno?) -> String {
+    switch problem {
+    case nil:
+      return "no input devices: \(directory) holds no event nodes"
+    case .noEntry?:
+      return
+        "no input devices: \(directory) does not exist (no input drivers, or a container without devices)"
+    case .accessDenied?, .notPermitted?:
+      return
+        "no input devices listed: no permission to read \(directory) (run as root or as a member of group input)"
+    case let other?:
+      return "no input devices listed: cannot read \(directory): \(other)"
+    }
   }
 }

@@ -1,6 +1,13 @@
 import Glibc
 import PinpadCore
 
+/// Why `directory` cannot be listed (it does not exist, no permission ...); nil when it can.
+public func inputDirectoryProblem(_ directory: String = "/dev/input") -> Errno? {
+  guard let dir = opendir(directory) else { return Errno.current }
+  closedir(dir)
+  return nil
+}
+
 /// The `event*` nodes in a directory (default `/dev/input`), sorted by number.
 public func inputEventNodes(in directory: String = "/dev/input") -> [String] {
   guard let dir = opendir(directory) else { return [] }
