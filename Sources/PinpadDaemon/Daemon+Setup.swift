@@ -24,6 +24,7 @@ extension Daemon {
       do { display = try ConsoleDisplay(tty: tty) } catch {
         throw .unavailable("display: \(error)")
       }
+      shareTerminal()
     case .framebuffer(let device):
       do {
         display = try FramebufferDisplay(
@@ -53,11 +54,34 @@ extension Daemon {
       if FileDescriptor.standardOutput.isTerminal {
         display = try! ConsoleDisplay(tty: nil)
         log.info("display: console on the current terminal")
+        shareTerminal()
       } else {
         display = NoDisplay()
         log.info("display: none (no framebuffer, and standard output is not a terminal)")
       }
     }
+  }
+
+  /// A console display on the terminal the keys are typed on shows the key hints; one
+  /// on the terminal stderr goes to takes the log lines on its status line, so that no
+  /// log line is ever written over the entry.
+  private func shareTerminal() {
+    guard let console = display as? ConsoleDisplay else { return }
+    console.hint = terminalHint
+    if console.drawsOn(sameTerminalAs: .standardError) {
+      log.divert = { [unowned console] level, line in
+        let prefix = level == .error ? "error: " : level == .warning ? "warning: " : ""
+        console.showStatus(prefix + line)
+      }
+    }
+  }
+
+  /// The key hints for the console, when keys come from the terminal it draws on.
+  var terminalHint: String? {
+    guard options.inputs.contains(.terminal), let console = display as? ConsoleDisplay,
+      console.drawsOn(sameTerminalAs: .standardInput)
+    else { return nil }
+    return TerminalHint.line(config.entry)
   }
 
   /// `[Display] Font=`, nil when unset (each display then picks its default).

@@ -107,6 +107,8 @@ public final class Daemon {
 
   /// Runs until SIGTERM/SIGINT (or Ctrl-C on the terminal input); returns the exit code.
   public func run() -> Int32 {
+    // Keys typed before the first screen invited them are not an entry.
+    for case let terminal as TerminalInput in inputs { terminal.discardTypeAhead() }
     redraw()
     if config.display.onScreenKeypad, let keys = display.layout?.padKeyRects, !keys.isEmpty {
       // Where the cells are, not which digit each holds (a scrambled layout stays secret).
@@ -132,6 +134,7 @@ public final class Daemon {
     inputs = []
     for name in Array(machines.keys) { machines[name] = nil }
     attempts.wipeAll()
+    log.divert = nil  // from here on, log lines go to stderr again
     display.close()
     server?.shutdown()
     server = nil
@@ -199,6 +202,7 @@ public final class Daemon {
     config.display.prompt = loaded.display.prompt
     config.display.keypadLayout = loaded.display.keypadLayout
     config.keypads = loaded.keypads
+    if let console = display as? ConsoleDisplay { console.hint = terminalHint }
     for case let devices as KeypadDevices in inputs { devices.reconfigure(keypads: loaded.keypads) }
     let now = now()
     for name in Array(machines.keys) {

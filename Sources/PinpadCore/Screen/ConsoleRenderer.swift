@@ -31,7 +31,12 @@ public enum ConsoleRenderer {
 
   /// A whole frame: clear, then prompt, boxes and status lines, each ended by CR LF
   /// (the terminal may be in raw mode). Colour marks granted (green) and refusals (red).
-  public static func frame(_ model: ScreenModel) -> String {
+  /// `hint` (the keys, `TerminalHint`) and `status` (the latest log line, when the log
+  /// shares this terminal) are dim lines at the bottom, below everything the person
+  /// enters; `status` is cut to `columns` and loses its control characters.
+  public static func frame(
+    _ model: ScreenModel, hint: String? = nil, status: String? = nil, columns: Int = 80
+  ) -> String {
     let (headline, detail) = texts(for: model.phase)
     var out = "\u{1B}[H\u{1B}[2J\r\n"
     out += "  " + model.prompt + "\r\n\r\n"
@@ -65,6 +70,26 @@ public enum ConsoleRenderer {
         out += "\r\n"
       }
     }
+    if hint != nil || status != nil { out += "\r\n" }
+    if let hint { out += "  " + dim + hint + "\u{1B}[0m\r\n" }
+    if let status { out += "  " + dim + statusText(status, columns: columns) + "\u{1B}[0m\r\n" }
     return out
+  }
+
+  /// Starts the dim hint and status lines (SGR 2, faint).
+  public static let dim = "\u{1B}[2m"
+
+  /// A log line as the status line shows it: control characters (C0, DEL, C1) become
+  /// spaces, so a name from a device cannot move the cursor; cut to fit `columns` with
+  /// the two-space indent, ending in `…` when cut.
+  public static func statusText(_ line: String, columns: Int) -> String {
+    let room = max(8, columns - 3)
+    var scalars = line.unicodeScalars.map { s -> Unicode.Scalar in
+      (s.value < 0x20 || (0x7F...0x9F).contains(s.value)) ? " " : s
+    }
+    if scalars.count > room { scalars = Array(scalars.prefix(room - 1)) + ["…"] }
+    var text = ""
+    text.unicodeScalars.append(contentsOf: scalars)
+    return text
   }
 }

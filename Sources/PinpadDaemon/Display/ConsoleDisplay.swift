@@ -7,7 +7,14 @@ public final class ConsoleDisplay: Display {
   private let fd: FileDescriptor
   private let ownsDescriptor: Bool
   private var last: String? = nil
+  private var model: ScreenModel? = nil
   private var closed = false
+  /// The key-hint line (`TerminalHint`) when keys are typed on this terminal.
+  public var hint: String? = nil {
+    didSet { redraw() }
+  }
+  /// The latest log line, when the log shares this terminal (`showStatus`).
+  private var status: String? = nil
 
   /// Draws on `tty` (a path such as /dev/tty1), or standard output when nil.
   public init(tty: String?) throws(SystemError) {
@@ -24,8 +31,28 @@ public final class ConsoleDisplay: Display {
   }
 
   public func show(_ model: ScreenModel) {
-    let frame = ConsoleRenderer.frame(model)
-    guard frame != last, !closed else { return }
+    self.model = model
+    redraw()
+  }
+
+  /// True when this display draws on the same terminal as `other` (stdin: keys are
+  /// typed here; stderr: the log would be written over the screen).
+  public func drawsOn(sameTerminalAs other: FileDescriptor) -> Bool {
+    fd.isSameTerminal(as: other)
+  }
+
+  /// Shows `line` on the reserved status line at the bottom, in place of the last one:
+  /// log lines on the display's terminal go there, never over the entry.
+  public func showStatus(_ line: String) {
+    status = line
+    redraw()
+  }
+
+  private func redraw() {
+    guard let model, !closed else { return }
+    let frame = ConsoleRenderer.frame(
+      model, hint: hint, status: status, columns: fd.terminalColumns ?? 80)
+    guard frame != last else { return }
     last = frame
     write(frame)
   }

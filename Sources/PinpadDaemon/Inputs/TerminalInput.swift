@@ -4,7 +4,8 @@ import PinpadSystem
 /// `--input terminal`: keys typed on the controlling terminal, for trying pinpadd
 /// without a keypad. Digits, Enter, Backspace and Esc as on a keypad; `*` clears,
 /// `.` reveals; Ctrl-C stops the daemon. The terminal is put in raw mode (no echo)
-/// and restored on every exit.
+/// and restored on every exit; what was typed before that, or before the first screen,
+/// is discarded.
 public final class TerminalInput: InputSource {
   public let keypad: String
   public var name: String { "terminal" }
@@ -96,6 +97,9 @@ public final class TerminalInput: InputSource {
     }
     return keys
   }
+
+  /// Drops what was typed but not read yet (type-ahead before the daemon was ready).
+  public func discardTypeAhead() { raw?.discardInput() }
 
   public func close() {
     if let loop { loop.unwatch(fd) }

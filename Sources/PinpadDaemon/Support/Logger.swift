@@ -55,9 +55,17 @@ public final class Logger {
     self.level = level
     self.sink = sink
   }
+  /// Takes the lines instead of the sink while set: the console display, when it draws
+  /// on the terminal the log would go to, shows them on its status line.
+  public var divert: ((LogLevel, String) -> Void)? = nil
+
   public func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
     guard level >= self.level else { return }
-    sink.write(level, message())
+    if let divert {
+      divert(level, message().replacingNewlines())
+    } else {
+      sink.write(level, message())
+    }
   }
   public func error(_ message: @autoclosure () -> String) { log(.error, message()) }
   public func warning(_ message: @autoclosure () -> String) { log(.warning, message()) }
