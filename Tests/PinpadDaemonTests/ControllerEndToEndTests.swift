@@ -13,6 +13,14 @@ import Testing
     return line
   }
 
+  /// Writes a codes file for its owner alone, as `serve` requires.
+  @discardableResult
+  static func writeCodes(_ dir: TempDir, _ text: String, mode: mode_t = 0o600) -> String {
+    let path = dir.write("codes", text)
+    chmod(path, mode)
+    return path
+  }
+
   @Test func hashReadsStandardInputAndMakesAFreshYescryptHashEachTime() throws {
     let a = try Self.hashLine("door", "0007")
     let b = try Self.hashLine("door", "0007")
@@ -49,8 +57,8 @@ import Testing
 
   @Test func serveGrantsMatchingCodesDeniesOthersAndReportsBadLines() throws {
     let dir = TempDir()
-    let codes = dir.write(
-      "codes",
+    let codes = Self.writeCodes(
+      dir,
       "# door codes\nnot a line\n" + (try Self.hashLine("alice", "0007")) + "\nbob:\n")
     let daemon = try RunningDaemon(
       recording: E2E.recording("0007\n|1234\n", firstGap: 1.2, pause: 0.3), dir: dir)
@@ -79,7 +87,7 @@ import Testing
     let dir = TempDir()
     let alice = try Self.hashLine("alice", "0007")
     let bob = try Self.hashLine("bob", "2468")
-    let codes = dir.write("codes", alice + "\n")
+    let codes = Self.writeCodes(dir, alice + "\n")
     let daemon = try RunningDaemon(
       recording: E2E.recording("2468\n|2468\n", firstGap: 1.2, pause: 1.0), dir: dir)
     let watcher = try daemon.connect()
@@ -87,7 +95,7 @@ import Testing
       E2E.pinpadctl, ["--socket", daemon.socket, "serve", "--codes", codes])
     let first = try #require(try watcher.waitFor("verdict", timeout: 5)).message
     #expect(first.string("result") == "denied")
-    dir.write("codes", alice + "\n" + bob + "\n")
+    Self.writeCodes(dir, alice + "\n" + bob + "\n")
     let second = try #require(try watcher.waitFor("verdict", timeout: 5)).message
     #expect(second.string("result") == "granted")
     serve.kill(SIGTERM)
@@ -96,7 +104,7 @@ import Testing
 
   @Test func serveReconnectsAfterTheDaemonRestarts() throws {
     let dir = TempDir()
-    let codes = dir.write("codes", try Self.hashLine("alice", "0007") + "\n")
+    let codes = Self.writeCodes(dir, try Self.hashLine("alice", "0007") + "\n")
     var daemon = try RunningDaemon(dir: dir)
     let serve = try RunningProcess(
       E2E.pinpadctl, ["--socket", daemon.socket, "serve", "--codes", codes])
@@ -109,6 +117,41 @@ import Testing
     #expect(verdict.string("result") == "granted")
     serve.kill(SIGTERM)
     #expect(serve.stderr.wait().contains("reconnecting"))
+    #expect(daemon.stop() == 0)
+  }
+
+  @Test(arguments: [0o644, 0o602, 0o666] as [mode_t])
+  func serveRefusesACodesFileOthersCanReadOrWrite(mode: mode_t) throws {
+    let dir = TempDir()
+    let codes = Self.writeCodes(dir, try Self.hashLine("alice", "0007") + "\n", mode: mode)
+    let run = try runProgram(
+      E2E.pinpadctl, ["--socket", dir.file("none.sock"), "serve", "--codes", codes])
+    #expect(run.status == 78)
+    let octal = "0" + String(mode, radix: 8)
+    #expect(run.stderr.hasPrefix("pinpadctl serve: \(codes): others may "), "\(run.stderr)")
+    #expect(run.stderr.contains("(mode \(octal))"))
+    #expect(run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
+  }
+
+  @Test func serveTakesACodesFileItsGroupCanReadAndStopsUsingOneMadeReadableToOthers() throws {
+    let dir = TempDir()
+    let alice = try Self.hashLine("alice", "0007")
+    let bob = try Self.hashLine("bob", "1111")
+    let codes = Self.writeCodes(dir, alice + "\n", mode: 0o640)
+    let daemon = try RunningDaemon(
+      recording: E2E.recording("0007\n|0007\n", firstGap: 1.2, pause: 2.5), dir: dir)
+    let watcher = try daemon.connect()
+    let serve = try RunningProcess(
+      E2E.pinpadctl, ["--socket", daemon.socket, "serve", "--codes", codes])
+    let first = try #require(try watcher.waitFor("verdict", timeout: 5)).message
+    #expect(first.string("result") == "granted")
+    // Readable by others now, with alice gone: not taken, the old list stays in force.
+    Self.writeCodes(dir, bob + "\n", mode: 0o644)
+    let second = try #require(try watcher.waitFor("verdict", timeout: 5)).message
+    #expect(second.string("result") == "granted")
+    serve.kill(SIGTERM)
+    let log = serve.stderr.wait()
+    #expect(log.components(separatedBy: "others may read it (mode 0644)").count == 2, "\(log)")
     #expect(daemon.stop() == 0)
   }
 }

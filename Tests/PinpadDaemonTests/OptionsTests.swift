@@ -155,7 +155,8 @@ struct OptionsTests {
     "each mode flag selects its mode",
     arguments: [
       ("--check-config", Options.Mode.checkConfig), ("--list-devices", .listDevices),
-      ("--version", .version), ("--help", .help), ("-h", .help),
+      ("--version", .version), ("-V", .version), ("--help", .help),
+      ("-h", .help),
     ])
   func modes(flag: String, mode: Options.Mode) throws {
     #expect(try parse(flag).mode == mode)

@@ -3,7 +3,9 @@ import PinpadSystem
 
 /// The `--codes FILE` of `pinpadctl serve`: one `NAME:HASH` line per person, HASH a
 /// crypt(3) hash as in /etc/shadow. Empty lines and lines starting with `#` are
-/// skipped; a bad line is reported as `FILE:LINE: message` and skipped.
+/// skipped; a bad line is reported as `FILE:LINE: message` and skipped. A file that
+/// others (neither its owner nor its group) may read or write is not used: hashes of
+/// short codes are cheap to guess, and anyone who can write it could add their own.
 struct CodesFile {
   struct Entry: Equatable {
     var name: String
@@ -15,6 +17,8 @@ struct CodesFile {
   /// What identifies the file's content on disk: a change means "read it again".
   private var stamp: Stamp? = nil
   private var unreadable = false
+  /// Why the file on disk is not used (others may read or write it), nil when it is.
+  private(set) var refusal: String? = nil
 
   struct Stamp: Equatable {
     var device: UInt64
@@ -22,6 +26,7 @@ struct CodesFile {
     var size: Int64
     var modifiedSeconds: Int
     var modifiedNanoseconds: Int
+    var mode: UInt32
   }
 
   init(path: String) { self.path = path }
@@ -60,6 +65,16 @@ struct CodesFile {
     return (entries, problems)
   }
 
+  /// What is wrong with a codes file's permission bits, nil when others have no access.
+  static func modeProblem(_ mode: UInt32) -> String? {
+    let others = mode & 0o007
+    guard others & 0o006 != 0 else { return nil }
+    let octal = String(mode & 0o7777, radix: 8)
+    let what = others & 0o004 != 0 ? (others & 0o002 != 0 ? "read and write" : "read") : "write"
+    return
+      "others may \(what) it (mode \(String(repeating: "0", count: max(0, 4 - octal.count)) + octal))"
+  }
+
   /// Reads the file again when its inode, size or modification time changed (or on
   /// the first call). Returns the problems of a fresh read, or nil when nothing changed.
   /// A file that cannot be read keeps the previous entries.
@@ -75,8 +90,16 @@ struct CodesFile {
     unreadable = false
     let now = Stamp(
       device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
-      modifiedSeconds: info.st_mtim.tv_sec, modifiedNanoseconds: info.st_mtim.tv_nsec)
+      modifiedSeconds: info.st_mtim.tv_sec, modifiedNanoseconds: info.st_mtim.tv_nsec,
+      mode: UInt32(info.st_mode))
     guard now != stamp else { return nil }
+    if let why = CodesFile.modeProblem(UInt32(info.st_mode)) {
+      let said = refusal != nil
+      refusal = "\(path): \(why); not used until fixed (chmod o-rwx \(path))"
+      stamp = nil
+      return said ? nil : [refusal!]  // the previous entries stay in force
+    }
+    refusal = nil
     let bytes: [UInt8]
     do { bytes = try FileSystem.read(path, limit: 4 << 20) } catch {
       return ["\(error)"]

@@ -9,6 +9,7 @@ public enum ControlMain {
            pinpadctl [--socket PATH] verdict ID granted|denied [--message TEXT]
            pinpadctl [--socket PATH] serve --codes FILE
            pinpadctl hash [NAME]
+           pinpadctl --version | -V | --help
 
       listen    print each event from the daemon as one JSON line
       status    print the daemon's status as JSON
@@ -52,11 +53,18 @@ public enum ControlMain {
       case "--help", "-h", "help":
         print(usage)
         return 0
+      case "--version", "-V":
+        guard rest.isEmpty else { return usageError("\(command) takes no arguments") }
+        printLine("pinpadctl \(pinpaddVersion)")
+        return 0
       default:
         return usageError("unknown command \(command)")
       }
     } catch let error as UsageError {
       return usageError(error.description)
+    } catch let error as CodesFileRefused {
+      printError("pinpadctl serve: \(error)")
+      return 78
     } catch {
       printError("pinpadctl: \(error)")
       return 69

@@ -36,10 +36,11 @@ enum ControllerService {
     guard let path, !path.isEmpty else { throw UsageError("serve needs --codes FILE") }
     var codes = CodesFile(path: path)
     let problems = codes.reloadIfChanged() ?? []
-    for problem in problems { ControlMain.printError(problem) }
+    for problem in problems where problem != codes.refusal { ControlMain.printError(problem) }
     guard FileSystem.exists(path) else {
       throw ControlError("\(path): cannot read the codes file")
     }
+    if let refusal = codes.refusal { throw CodesFileRefused(description: refusal) }
     if codes.entries.isEmpty {
       ControlMain.printError("pinpadctl serve: \(path) holds no usable hash; every code is denied")
     }
@@ -280,4 +281,9 @@ final class SecretInput {
       }
     }
   }
+}
+
+/// `serve` will not start on a codes file others may read or write: exit 78.
+struct CodesFileRefused: Error, CustomStringConvertible {
+  var description: String
 }

@@ -1,6 +1,6 @@
 import PinpadCore
 
-/// The version reported by `--version` and the socket's `hello`.
+/// The version both programs report (`--version`, `-V`) and the socket's `hello` carries.
 public let pinpaddVersion = "0.1.0"
 
 /// A usage error: exit 64 with this line.
@@ -83,7 +83,7 @@ public struct Options: Sendable {
                    [--state-dir DIR] [--log-level error|warning|info|debug]
            pinpadd --check-config [--config FILE]
            pinpadd --list-devices
-           pinpadd --version | --help
+           pinpadd --version | -V | --help
 
     A PIN-entry daemon: reads keypads, shows the entry, hands each code to a
     controller on a Unix socket. See pinpadd(8).
@@ -130,7 +130,7 @@ public struct Options: Sendable {
         logLevel = level
       case "--check-config": modes.append(.checkConfig)
       case "--list-devices": modes.append(.listDevices)
-      case "--version": modes.append(.version)
+      case "--version", "-V": modes.append(.version)
       case "--help", "-h": modes.append(.help)
       default:
         throw UsageError("unknown argument \(argument) (see pinpadd --help)")
