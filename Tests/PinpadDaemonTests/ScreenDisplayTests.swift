@@ -40,7 +40,8 @@ private final class FakeDevice {
     let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
     ftruncate(fd, off_t(info.memoryLength))
     close(fd)
-    path = String(cString: template)
+    path = String(
+      decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
   deinit { unlink(path) }
 
@@ -150,7 +151,8 @@ private func entering(_ filled: Int) -> ScreenModel {
   @Test func writesEachFrameAsANumberedPNG() throws {
     var template = Array("/tmp/pinpadd-snap-XXXXXX".utf8CString)
     _ = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-    let dir = String(cString: template)
+    let dir = String(
+      decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     defer {
       for n in 1...3 { unlink(dir + "/frame-00000\(n).png") }
       rmdir(dir)

@@ -17,7 +17,7 @@ func scratchFile(size: Int) -> String {
   precondition(fd >= 0)
   ftruncate(fd, off_t(size))
   close(fd)
-  return String(cString: template)
+  return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
 /// Records the VT ioctls and can be told to fail one.
