@@ -1,6 +1,7 @@
 # pinpadd — build, run, test and install.
 #
 #   make run       set up, build, and run pinpadd on this terminal (no keypad needed)
+#                  with a demo controller that grants 1234
 #   make test      set up and run every test (unit, end-to-end, the unit-file checks
 #                  (systemd-analyze verify/security) and the QEMU system tests)
 #   make install DESTDIR=... PREFIX=/usr
@@ -42,15 +43,12 @@ test-deps: deps
 build: deps
 	$(SWIFT) build -c $(CONFIGURATION)
 
-# pinpadd reading this terminal, drawing on it, and handing codes to a socket in ./run.
-# Watch the codes from a second terminal with:  make listen
-run: build
-	@mkdir -p $(RUNDIR)
-	@echo "Type a PIN (4 to 8 digits) and Enter; Backspace, Esc clears, Ctrl-C stops."
-	@echo "In another terminal:  make listen    (or: $(BIN)/pinpadctl --socket $(RUNDIR)/pinpadd.sock listen)"
-	@sleep 2
-	$(BIN)/pinpadd --input terminal --display console --socket $(RUNDIR)/pinpadd.sock \
-	  --state-dir $(RUNDIR)/state --config $(CURDIR)/examples/pinpadd.conf
+# pinpadd reading this terminal and drawing on it, with a demo controller that grants
+# the code 1234 (DEMO=no: none; answer by hand within VerdictTimeoutSec, 10 s).
+# The socket, state, codes and logs are in ./run. Watch the events from a second
+# terminal with:  make listen
+run: deps
+	@SWIFT="$(SWIFT)" CONFIGURATION=$(CONFIGURATION) tools/run-demo.sh $(BIN) $(RUNDIR) $(CURDIR)/examples/pinpadd.conf
 
 listen:
 	$(BIN)/pinpadctl --socket $(RUNDIR)/pinpadd.sock listen
