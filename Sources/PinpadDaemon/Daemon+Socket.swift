@@ -13,6 +13,7 @@ extension Daemon {
       let path = options.socketPath ?? config.socket.path
       fd = try bindSocket(path: path)
       ownedSocketPath = path
+      ownedSocketIdentity = FileSystem.identity(path)
       log.info("socket: listening on \(path)")
     }
     listener = fd
@@ -120,7 +121,7 @@ extension Daemon {
       case .checking: phase = "checking"
       case .locked(let until):
         phase = "locked"
-        lockedSeconds = Int(((until - now).nanoseconds + 999_999_999) / 1_000_000_000)
+        lockedSeconds = Int((until - now).nanoseconds.saturatingAdd(999_999_999) / 1_000_000_000)
       }
       return .object([
         ("name", .string(name)), ("state", .string(phase)),
@@ -134,6 +135,8 @@ extension Daemon {
       ("keypads", .array(keypads)),
       ("inputs", .array(inputs.map { .string($0.name) })),
       ("clients", .number(Double(server?.count ?? 0))),
+      ("queued_bytes", .number(Double(server?.totalQueued ?? 0))),
+      ("lockouts_saved", .bool(statePersistent && lockoutSaveError == nil)),
       ("pending", .number(Double(attempts.attempts.count))),
     ]
   }

@@ -16,7 +16,9 @@ private func render(_ states: [String: LockoutState]) -> String {
 private func parse(_ text: String, wallMs: Int64 = wallBefore) -> (
   states: [String: LockoutState], problems: [String]
 ) {
-  LockoutStore.parse(text, nowMono: monoAfter, nowWallMs: wallMs, conservative: conservative)
+  let parsed = LockoutStore.parse(
+    text, nowMono: monoAfter, nowWallMs: wallMs, conservative: conservative)
+  return (parsed.states, parsed.problems)
 }
 
 @Suite("Lockout store")

@@ -27,5 +27,8 @@ public struct FileLineError: Error, Equatable, Sendable, CustomStringConvertible
     self.line = line
     self.message = message
   }
-  public var description: String { "\(path):\(line): \(message)" }
+  /// Control characters quoted from the file are escaped (`\r`, `\x1b`), never printed raw.
+  public var description: String {
+    UntrustedText.escapingControls("\(path):\(line): \(message)")
+  }
 }

@@ -31,10 +31,16 @@ public enum ConsoleRenderer {
 
   /// A whole frame: clear, then prompt, boxes and status lines, each ended by CR LF
   /// (the terminal may be in raw mode). Colour marks granted (green) and refusals (red).
-  public static func frame(_ model: ScreenModel) -> String {
+  /// Texts are cleaned of control and format characters (a verdict message already is)
+  /// and cut with an ellipsis to fit `columns` after their two-space indent.
+  public static func frame(_ model: ScreenModel, columns: Int = 80) -> String {
     let (headline, detail) = texts(for: model.phase)
+    let room = max(1, columns - 3)
+    func line(_ text: String) -> String {
+      UntrustedText.fitted(UntrustedText.sanitized(text, maxBytes: .max), columns: room)
+    }
     var out = "\u{1B}[H\u{1B}[2J\r\n"
-    out += "  " + model.prompt + "\r\n\r\n"
+    out += "  " + line(model.prompt) + "\r\n\r\n"
     out += "  " + boxes(model)
     if model.showsRevealToggle { out += model.revealed ? "   (shown)" : "   (hidden)" }
     out += "\r\n\r\n"
@@ -44,9 +50,9 @@ public enum ConsoleRenderer {
     case .denied, .locked, .unavailable, .noResponse: colour = "\u{1B}[1;31m"
     default: colour = "\u{1B}[1m"
     }
-    if !headline.isEmpty { out += "  " + colour + headline + "\u{1B}[0m\r\n" }
-    if let detail, !detail.isEmpty { out += "  " + detail + "\r\n" }
-    if let notice = model.notice { out += "  " + notice + "\r\n" }
+    if !headline.isEmpty { out += "  " + colour + line(headline) + "\u{1B}[0m\r\n" }
+    if let detail, !detail.isEmpty { out += "  " + line(detail) + "\r\n" }
+    if let notice = model.notice { out += "  " + line(notice) + "\r\n" }
     if let pad = model.keypad {
       out += "\r\n"
       for row in 0..<4 {

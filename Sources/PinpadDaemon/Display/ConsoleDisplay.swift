@@ -24,7 +24,7 @@ public final class ConsoleDisplay: Display {
   }
 
   public func show(_ model: ScreenModel) {
-    let frame = ConsoleRenderer.frame(model)
+    let frame = ConsoleRenderer.frame(model, columns: columns())
     guard frame != last, !closed else { return }
     last = frame
     write(frame)
@@ -35,6 +35,13 @@ public final class ConsoleDisplay: Display {
     closed = true
     write("\u{1B}[H\u{1B}[2J\u{1B}[?25h")
     if ownsDescriptor { fd.close() }
+  }
+
+  /// The terminal's width (TIOCGWINSZ), 80 when it does not say.
+  private func columns() -> Int {
+    var size = winsize()
+    guard ioctl(fd.rawValue, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+    return Int(size.ws_col)
   }
 
   private func write(_ text: String) { try? fd.writeAll(Array(text.utf8)) }
