@@ -172,6 +172,17 @@ import Testing
     #expect(daemon.stop() == 0)
   }
 
+  @Test func aFIFOAsTheFontFailsTheStartAtOnce() throws {
+    let dir = TempDir()
+    let fifo = dir.file("font.psf")
+    #expect(mkfifo(fifo, 0o600) == 0)
+    let daemon = try RunningDaemon(
+      config: "[Display]\nFont=\(fifo)\n", display: "snapshot:" + dir.file("frames"), dir: dir,
+      waitForSocket: false)
+    #expect(daemon.waitExit(timeout: 5) == 69)
+    #expect(daemon.log.contains("cannot read font \(fifo): not a regular file but a FIFO"))
+  }
+
   // MARK: 10. Unknown explicit names in [Socket], the same everywhere
 
   static let unknownNames: [(text: String, message: String)] = [
