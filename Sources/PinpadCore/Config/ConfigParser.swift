@@ -12,7 +12,8 @@
 ///   (`Prompt=Door#2` keeps its `#`; a `#` after a space cannot be part of a value).
 /// - An empty value restores the built-in default of a single value (`Length=` means
 ///   variable length, `Prompt=` "Enter PIN") and empties a list (`RevealKeys=` turns
-///   revealing off, `Match=` matches nothing by itself).
+///   revealing off, `Match=` matches nothing by itself). `AllowedDigits=` is the one
+///   exception: empty, it reads as "no digits", so it is an error.
 /// - Names of sections and keys are case-sensitive; booleans are not.
 public enum ConfigParser {
   /// Parses the main file then its drop-ins (already read and sorted by the caller),
