@@ -127,7 +127,7 @@ extension Daemon {
       line.withUnsafeMutableBytes { SecretDigits.lockPages?($0.baseAddress!, $0.count) }
       line.removeAll(keepingCapacity: true)
       DaemonMessage.appendCode(id: id, keypad: keypad, digits: digits, at: at, to: &line)
-      let clients = server.broadcastSecret(&line)
+      let clients = server.broadcastSecret(&line, id: id)
       log.debug("attempt \(id): sent to \(clients) client(s)")
       return clients > 0
     }
@@ -141,7 +141,7 @@ extension Daemon {
       let result = granted ? "granted" : "denied"
       log.info("attempt \(id) on keypad \(keypad): \(result) by client \(client.serial)")
       server?.broadcast(DaemonMessage.verdict(id: id, result: result))
-      server?.dropUnreadSecrets()
+      server?.dropUnreadSecrets(of: id)
       feed(.verdict(granted ? .granted : .denied), keypad: keypad, now: now)
       activeKeypad = keypad
       if granted {
@@ -175,7 +175,7 @@ extension Daemon {
         log.warning(
           "attempt \(expired.id): no verdict within \(config.socket.verdictTimeout.seconds) s")
         server?.broadcast(DaemonMessage.verdict(id: expired.id, result: "timeout"))
-        server?.dropUnreadSecrets()
+        server?.dropUnreadSecrets(of: expired.id)
         feed(.verdict(.noResponse), keypad: expired.keypad, now: now)
         presenter.showResult(.noResponse, now: now)
       } else {

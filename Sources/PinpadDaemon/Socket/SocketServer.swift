@@ -13,9 +13,8 @@ public final class SocketClient {
   /// they are sent (a `code` line passes through here).
   fileprivate var output: [UInt8] = []
   fileprivate var sent = 0
-  /// Where the last queued secret (`code`) line ends in `output`; 0 when every secret
-  /// queued for this client has gone to the kernel.
-  fileprivate var secretEnd = 0
+  /// The attempt ids of the `code` lines still in `output`, with where each ends.
+  fileprivate var secrets: [(id: String, end: Int)] = []
   fileprivate var closed = false
 
   init(fd: FileDescriptor, peer: PeerCredentials, serial: Int) {
@@ -26,8 +25,8 @@ public final class SocketClient {
   }
 
   var queued: Int { output.count - sent }
-  /// True while a code line waits in this process for the client to read it.
-  var holdsSecret: Bool { secretEnd > sent }
+  /// True while the code line of attempt `id` waits in this process for the client.
+  func holdsSecret(of id: String) -> Bool { secrets.contains { $0.id == id && $0.end > sent } }
 }
 
 /// The controller socket of SPEC §4: accepts clients, checks their credentials,
@@ -230,30 +229,31 @@ public final class SocketServer {
     for client in Array(clients.values) { send(line, to: client) }
   }
 
-  /// Queues secret `bytes` (a `code` line) for every client, then zeroes them.
-  /// Returns how many clients took them.
+  /// Queues secret `bytes` (the `code` line of attempt `id`) for every client, then
+  /// zeroes them. Returns how many clients took them.
   @discardableResult
-  public func broadcastSecret(_ bytes: inout [UInt8]) -> Int {
+  public func broadcastSecret(_ bytes: inout [UInt8], id: String) -> Int {
     var delivered = 0
     for client in Array(clients.values) {
       var copy = bytes
-      enqueue(&copy, to: client, secret: true)
+      enqueue(&copy, to: client, secret: id)
       if !client.closed { delivered += 1 }
     }
     for i in bytes.indices { bytes[i] = 0 }
     return delivered
   }
 
-  /// Disconnects every client that still holds an unread code line (called once the
-  /// attempt is decided): its bytes are zeroed, nothing waits in memory for a client
-  /// that does not read.
-  public func dropUnreadSecrets() {
-    for client in Array(clients.values) where client.holdsSecret {
+  /// Disconnects every client that still holds the unread code line of attempt `id`
+  /// (called once that attempt is decided): its bytes are zeroed, so no code waits in
+  /// memory for a client that does not read.
+  public func dropUnreadSecrets(of id: String) {
+    for client in Array(clients.values) where client.holdsSecret(of: id) {
       disconnect(client, reason: "had not read a code when its attempt was decided")
     }
   }
 
-  private func enqueue(_ bytes: inout [UInt8], to client: SocketClient, secret: Bool = false) {
+  /// Queues `bytes` for `client`; `secret` is the attempt id when they are a code line.
+  private func enqueue(_ bytes: inout [UInt8], to client: SocketClient, secret: String? = nil) {
     defer { for i in bytes.indices { bytes[i] = 0 } }
     guard !client.closed else { return }
     if client.queued + bytes.count > SocketServer.maxQueuedBytes {
@@ -272,7 +272,7 @@ public final class SocketServer {
       compact(client)
     }
     let wasEmpty = client.queued == 0
-    if secret {
+    if secret != nil {
       // The pages the code line will occupy are locked before it is copied there.
       let start = client.output.count
       client.output.withUnsafeBufferPointer { b in
@@ -285,7 +285,7 @@ public final class SocketServer {
     // Never past the reserved capacity: a reallocation would free a copy of a code.
     client.output.append(contentsOf: bytes)
     totalQueued += bytes.count
-    if secret { client.secretEnd = client.output.count }
+    if let secret { client.secrets.append((secret, client.output.count)) }
     if wasEmpty { flush(client) }
   }
 
@@ -298,7 +298,7 @@ public final class SocketServer {
       for i in pending..<b.count { b[i] = 0 }
     }
     client.output.removeLast(client.output.count - pending)
-    client.secretEnd = max(0, client.secretEnd - sent)
+    client.secrets = client.secrets.map { ($0.id, $0.end - sent) }
     client.sent = 0
   }
 
@@ -314,6 +314,7 @@ public final class SocketServer {
         for i in client.sent..<client.sent + n { client.output[i] = 0 }
         client.sent += n
         totalQueued -= n
+        client.secrets.removeAll { $0.end <= client.sent }
       case .failure(let error):
         if error == .wouldBlock {
           loop.change(client.fd, [.readable, .writable])
@@ -326,7 +327,7 @@ public final class SocketServer {
     // Everything went: reuse the buffer without reallocating.
     client.output.removeAll(keepingCapacity: true)
     client.sent = 0
-    client.secretEnd = 0
+    client.secrets = []
     loop.change(client.fd, [.readable])
   }
 
@@ -337,7 +338,7 @@ public final class SocketServer {
     for i in client.output.indices { client.output[i] = 0 }
     client.output = []
     client.sent = 0
-    client.secretEnd = 0
+    client.secrets = []
     loop.unwatch(client.fd)
     client.fd.close()
     clients[client.fd.rawValue] = nil
