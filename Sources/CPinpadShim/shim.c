@@ -1,6 +1,7 @@
 // The C shim: macros with arguments become functions, ioctl numbers become constants.
 #define _GNU_SOURCE
 #include "shim_io.h"
+#include <errno.h>
 #include <stddef.h>
 #include <unistd.h>
 #include <fcntl.h>
@@ -15,6 +16,25 @@ int pinpad_peer_credentials(int fd, int *pid, unsigned *uid, unsigned *gid) {
   *uid = cred.uid;
   *gid = cred.gid;
   return 0;
+}
+
+int pinpad_peer_groups(int fd, unsigned *groups, int capacity) {
+  socklen_t len = (socklen_t)(capacity > 0 ? capacity : 0) * sizeof(gid_t);
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) != 0) {
+    if (errno == ERANGE) return (int)(len / sizeof(gid_t));
+    return -1;
+  }
+  return (int)(len / sizeof(gid_t));
+}
+
+long pinpad_raise_nofile_limit(void) {
+  struct rlimit limit;
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return -1;
+  if (limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &limit) != 0) return -1;
+  }
+  return (long)limit.rlim_cur;
 }
 
 int pinpad_block_signals(const int *signals, int count, sigset_t *out_set) {

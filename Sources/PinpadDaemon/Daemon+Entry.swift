@@ -122,10 +122,12 @@ extension Daemon {
       id, keypad, digits in
       // Room for the longest line (every character of a name escaped as \uXXXX), so
       // the buffer never reallocates and leaves a copy of the digits behind.
-      var line: [UInt8] = []
-      line.reserveCapacity(128 + 6 * (id.utf8.count + keypad.utf8.count + at.utf8.count))
+      let room = 128 + 6 * (id.utf8.count + keypad.utf8.count + at.utf8.count)
+      var line = [UInt8](repeating: 0, count: room)
+      line.withUnsafeMutableBytes { SecretDigits.lockPages?($0.baseAddress!, $0.count) }
+      line.removeAll(keepingCapacity: true)
       DaemonMessage.appendCode(id: id, keypad: keypad, digits: digits, at: at, to: &line)
-      let clients = server.broadcastSecret(&line)
+      let clients = server.broadcastSecret(&line, id: id)
       log.debug("attempt \(id): sent to \(clients) client(s)")
       return clients > 0
     }
@@ -139,6 +141,7 @@ extension Daemon {
       let result = granted ? "granted" : "denied"
       log.info("attempt \(id) on keypad \(keypad): \(result) by client \(client.serial)")
       server?.broadcast(DaemonMessage.verdict(id: id, result: result))
+      server?.dropUnreadSecrets(of: id)
       feed(.verdict(granted ? .granted : .denied), keypad: keypad, now: now)
       activeKeypad = keypad
       if granted {
@@ -178,6 +181,7 @@ extension Daemon {
         log.warning(
           "attempt \(expired.id): no verdict within \(config.socket.verdictTimeout.seconds) s")
         server?.broadcast(DaemonMessage.verdict(id: expired.id, result: "timeout"))
+        server?.dropUnreadSecrets(of: expired.id)
         feed(.verdict(.noResponse), keypad: expired.keypad, now: now)
         presenter.showResult(.noResponse, now: now)
       } else {
@@ -188,17 +192,30 @@ extension Daemon {
       Systemd.notify("STATUS=Waiting for keys")
     }
     _ = presenter.expire(now: now)
+    if let retry = lockoutRetry, retry <= Clock.monotonic() { saveLockouts() }
   }
+
+  /// How long a failed lockout save waits before it is tried again.
+  static let lockoutRetryInterval: Duration = .seconds(5)
 
   // MARK: Lockout state
 
-  func loadLockouts() {
+  /// Reads the lockout state. A state directory that cannot be written fails the start
+  /// (69): lockouts would silently stop surviving restarts. `--state-dir none` keeps
+  /// them in memory only, on purpose.
+  func loadLockouts() throws(StartError) {
+    if options.stateDirectory == "none" {
+      statePersistent = false
+      log.info("--state-dir none: lockouts are kept in memory only and end with the process")
+      return
+    }
     do {
       try FileSystem.makeDirectories(options.stateDirectory, mode: 0o700)
+      try FileSystem.checkWritable(options.stateDirectory)
     } catch {
-      statePersistent = false
-      log.warning("lockouts will not survive a restart: \(error)")
-      return
+      throw .unavailable(
+        "state directory: \(error); lockouts could not survive a restart "
+          + "(--state-dir none runs without saving them)")
     }
     guard FileSystem.exists(lockout.path) else { return }
     let text: String
@@ -215,19 +232,45 @@ extension Daemon {
         "\(lockout.path): \(problem); treated as locked for \(config.lockout.lockout.seconds) s")
     }
     savedLockouts = parsed.states
+    guessedLockouts = parsed.guessed
   }
 
   func saveLockouts() {
-    for (name, machine) in machines { savedLockouts[name] = machine.lockoutState }
-    // The conservative lock for an unreadable file ("*") ends with its lock.
-    if let all = savedLockouts["*"], all.lockedUntil.map({ $0 <= now() }) ?? true {
-      savedLockouts["*"] = nil
+    for (name, machine) in machines {
+      savedLockouts[name] = machine.lockoutState
+      guessedLockouts.remove(name)
+    }
+    // A conservative lock for an unreadable file ("*") or a corrupt line ends with its
+    // lock: a garbled name is not kept in the file as a keypad.
+    for name in guessedLockouts.union(["*"]) {
+      if let state = savedLockouts[name], state.lockedUntil.map({ $0 <= now() }) ?? true {
+        savedLockouts[name] = nil
+        guessedLockouts.remove(name)
+      }
     }
     guard statePersistent else { return }
     let text = LockoutStore.render(
       savedLockouts, nowMono: now(), nowWallMs: Clock.wallNanoseconds() / 1_000_000)
-    do { try FileSystem.writeAtomically(lockout.path, Array(text.utf8)) } catch {
-      log.error("cannot save lockout state: \(error)")
+    let write = { () throws(SystemError) in
+      try FileSystem.writeAtomically(self.lockout.path, Array(text.utf8))
     }
+    // With the socket's reserve descriptor: clients holding every other one must not
+    // stop a lockout from being kept.
+    do {
+      if let server { try server.withReserve(write) } else { try write() }
+    } catch {
+      // Logged once per streak of failures, retried until it works; `status` says so.
+      if lockoutSaveError == nil {
+        log.error(
+          "cannot save lockout state: \(error); retrying every \(Int(Self.lockoutRetryInterval.seconds)) s"
+        )
+      }
+      lockoutSaveError = "\(error)"
+      lockoutRetry = Clock.monotonic() + Self.lockoutRetryInterval
+      return
+    }
+    if lockoutSaveError != nil { log.info("lockout state saved again") }
+    lockoutSaveError = nil
+    lockoutRetry = nil
   }
 }

@@ -14,6 +14,7 @@ extension Daemon {
       let path = options.socketPath ?? config.socket.path
       fd = try bindSocket(path: path, &missingGroups)
       ownedSocketPath = path
+      ownedSocketIdentity = FileSystem.identity(path)
       log.info("socket: listening on \(path)")
     }
     for line in missingGroups.warnings { log.warning(line) }
@@ -124,7 +125,7 @@ extension Daemon {
       case .checking: phase = "checking"
       case .locked(let until):
         phase = "locked"
-        lockedSeconds = Int(((until - now).nanoseconds + 999_999_999) / 1_000_000_000)
+        lockedSeconds = Int((until - now).nanoseconds.saturatingAdd(999_999_999) / 1_000_000_000)
       }
       var fields: [(String, JSONValue)] = [
         ("name", .string(name)), ("state", .string(phase)),
@@ -142,6 +143,8 @@ extension Daemon {
       ("keypads", .array(keypads)),
       ("inputs", .array(inputs.map { .string($0.name) })),
       ("clients", .number(Double(server?.count ?? 0))),
+      ("queued_bytes", .number(Double(server?.totalQueued ?? 0))),
+      ("lockouts_saved", .bool(statePersistent && lockoutSaveError == nil)),
       ("pending", .number(Double(attempts.attempts.count))),
     ]
   }

@@ -37,11 +37,19 @@ public final class Daemon {
   var inputs: [InputSource] = []
   var server: SocketServer?
   var listener: FileDescriptor?
-  /// The socket file this process created and removes on exit (nil under systemd).
+  /// The socket file this process created and removes on exit (nil under systemd),
+  /// with the inode it bound: only that file is removed, never a successor's socket.
   var ownedSocketPath: String?
+  var ownedSocketIdentity: FileIdentity?
   var lockout: LockoutStore
   var savedLockouts: [String: LockoutState] = [:]
+  /// Keypads of `savedLockouts` read from corrupt lines (conservatively locked).
+  var guessedLockouts = Set<String>()
   var statePersistent = true
+  /// Why the last lockout save failed, nil when the file is up to date.
+  var lockoutSaveError: String?
+  /// When a failed save is tried again (monotonic clock).
+  var lockoutRetry: Instant?
   /// The latest time handed to the core (never goes back).
   var lastNow = Instant.zero
   /// How far the core's time runs ahead of the monotonic clock: a fast replay stamps
@@ -86,7 +94,7 @@ public final class Daemon {
     } catch {
       throw .unavailable("cannot watch signals: \(error)")
     }
-    loadLockouts()
+    try loadLockouts()
     try openSocket()
     try openDisplay()
     try openInputs()
@@ -143,7 +151,12 @@ public final class Daemon {
       self.listener = nil
     }
     if let ownedSocketPath {
-      FileSystem.remove(ownedSocketPath)
+      if let ownedSocketIdentity,
+        !FileSystem.remove(ownedSocketPath, ifStill: ownedSocketIdentity)
+      {
+        log.warning(
+          "socket: \(ownedSocketPath) is no longer the socket this process bound; left in place")
+      }
       self.ownedSocketPath = nil
     }
   }
@@ -189,10 +202,10 @@ public final class Daemon {
     if loaded.socket != config.socket {
       log.warning("reload: [Socket] changes take effect at the next start")
     }
-    var display = loaded.display
-    display.prompt = config.display.prompt
-    display.keypadLayout = config.display.keypadLayout
-    if display != config.display {
+    var displayKeys = loaded.display
+    displayKeys.prompt = config.display.prompt
+    displayKeys.keypadLayout = config.display.keypadLayout
+    if displayKeys != config.display {
       log.warning(
         "reload: [Display] Output, Device, Font, OnScreenKeypad and SnapshotSize take effect at the next start"
       )
@@ -221,6 +234,7 @@ public final class Daemon {
     // The core's deadlines are in its time (clock + lead); the attempts' in clock time.
     var clockDeadlines = deadlines.map { $0 - lead }
     if let d = attempts.nextDeadline { clockDeadlines.append(d) }
+    if let d = lockoutRetry { clockDeadlines.append(d) }
     deadlineTimer.arm(at: clockDeadlines.min())
     redraw()
   }

@@ -54,7 +54,12 @@ public enum DaemonMain {
     if options.logLevel == .debug {
       log.debug("debug logging: key events are logged by name, digits never")
     }
-    ProcessSetup.lockMemoryIfAllowed()
+    if !ProcessSetup.lockMemoryIfAllowed() {
+      // A limited RLIMIT_MEMLOCK: lock just the buffers that hold digits.
+      SecretDigits.lockPages = { ProcessSetup.lockPages($0, $1) }
+    }
+    // systemd's default soft limit is 1024: take the hard limit, so clients run out first.
+    ProcessSetup.raiseDescriptorLimit()
     let daemon: Daemon
     do {
       daemon = try Daemon(options: options, config: config, signals: signals, log: log)

@@ -248,7 +248,6 @@ private let specListing = """
       Length=
       MinLength=
       MaxLength=
-      AllowedDigits=
       InterKeyTimeoutSec=
       TotalTimeoutSec=
       BurstIntervalSec=
@@ -282,7 +281,6 @@ private let specListing = """
   #expect(config.entry.length == nil)
   #expect(config.entry.minLength == defaults.entry.minLength)
   #expect(config.entry.maxLength == defaults.entry.maxLength)
-  #expect(config.entry.allowedDigits == defaults.entry.allowedDigits)
   #expect(config.entry.interKeyTimeout == defaults.entry.interKeyTimeout)
   #expect(config.entry.totalTimeout == defaults.entry.totalTimeout)
   #expect(config.entry.burstInterval == defaults.entry.burstInterval)

@@ -79,9 +79,9 @@ struct ProtocolMessageTests {
         line: #" { "result" : "granted" , "id" : "q" , "type" : "verdict" } "#,
         request: .verdict(id: "q", granted: true, message: nil)),
       ValidRequestCase(
-        name: "escaped text in the message",
+        name: "escaped text in the message (a newline shows as a space)",
         line: #"{"type":"verdict","id":"i","result":"denied","message":"Door \"B\"\n\u00e9"}"#,
-        request: .verdict(id: "i", granted: false, message: "Door \"B\"\né")),
+        request: .verdict(id: "i", granted: false, message: "Door \"B\" é")),
       ValidRequestCase(
         name: "a trailing carriage return", line: "{\"type\":\"status\"}\r", request: .status),
     ])

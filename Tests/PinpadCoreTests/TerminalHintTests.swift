@@ -61,7 +61,7 @@ struct TerminalHintTests {
 
   @Test("the status line loses control characters and is cut to the width")
   func statusText() {
-    #expect(ConsoleRenderer.statusText("a\u{1B}[2Jb\u{9B}c\td", columns: 80) == "a [2Jb c d")
+    #expect(ConsoleRenderer.statusText("a\u{1B}[2Jb\u{9B}c\td", columns: 80) == "a[2Jbc d")
     let long = String(repeating: "x", count: 200)
     let cut = ConsoleRenderer.statusText(long, columns: 40)
     #expect(cut.count == 37)

@@ -16,7 +16,9 @@ private func render(_ states: [String: LockoutState]) -> String {
 private func parse(_ text: String, wallMs: Int64 = wallBefore) -> (
   states: [String: LockoutState], problems: [String]
 ) {
-  LockoutStore.parse(text, nowMono: monoAfter, nowWallMs: wallMs, conservative: conservative)
+  let parsed = LockoutStore.parse(
+    text, nowMono: monoAfter, nowWallMs: wallMs, conservative: conservative)
+  return (parsed.states, parsed.problems)
 }
 
 @Suite("Lockout store")
@@ -141,6 +143,35 @@ struct LockoutStoreTests {
     #expect(
       states["front"] == LockoutState(failures: 0, level: 1, lockedUntil: monoAfter + conservative))
     #expect(states["back"] == LockoutState(failures: 1), "other lines still count")
+  }
+
+  @Test("the keypads of corrupt lines are marked as guessed, good lines are not")
+  func corruptLinesAreGuessed() {
+    let parsed = LockoutStore.parse(
+      "front x 1 0\nback 1 0 0\n", nowMono: monoAfter, nowWallMs: wallBefore,
+      conservative: conservative)
+    #expect(parsed.guessed == ["front"])
+    // A later good line for the same keypad wins and is not a guess.
+    let fixed = LockoutStore.parse(
+      "front x 1 0\nfront 2 0 0\n", nowMono: monoAfter, nowWallMs: wallBefore,
+      conservative: conservative)
+    #expect(fixed.guessed.isEmpty)
+    #expect(fixed.states["front"] == LockoutState(failures: 2))
+  }
+
+  @Test(
+    "numbers at the edge of Int64 are read without trapping",
+    arguments: ["99999999999999", "9223372036854775807"])
+  func untilFarAhead(until: String) {
+    let (states, problems) = parse("default 9223372036854775807 9223372036854775807 \(until)\n")
+    #expect(problems.isEmpty)
+    let state = states["default"]
+    #expect(state?.failures == .max)
+    #expect(state?.level == .max)
+    let locked = state?.lockedUntil ?? .zero
+    #expect(locked > monoAfter + .seconds(100 * 365 * 86_400))
+    // Written back, the time saturates too.
+    #expect(render(states).hasPrefix("default 9223372036854775807 9223372036854775807 "))
   }
 
   @Test("a corrupt line without a readable name locks every keypad via *")

@@ -13,6 +13,12 @@
 
 /// struct ucred needs _GNU_SOURCE; this returns its fields instead.
 int pinpad_peer_credentials(int fd, int *pid, unsigned *uid, unsigned *gid);
+/// getsockopt(SO_PEERGROUPS): the peer's supplementary groups as the kernel holds them
+/// (taken at connect). Fills up to `capacity` entries and returns how many there are
+/// (call again with more room when that is larger), or -1 with errno.
+int pinpad_peer_groups(int fd, unsigned *groups, int capacity);
+/// setrlimit(RLIMIT_NOFILE) soft = hard; returns the new soft limit, or -1.
+long pinpad_raise_nofile_limit(void);
 
 /// sigaddset etc. are macros on some libcs: wrapped as functions.
 int pinpad_block_signals(const int *signals, int count, sigset_t *out_set);

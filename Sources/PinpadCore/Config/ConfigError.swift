@@ -28,7 +28,10 @@ public struct FileLineError: Error, Equatable, Sendable, CustomStringConvertible
     self.line = line
     self.message = message
   }
+  /// `FILE:LINE: message`, or `FILE: message` when no line applies. Control characters
+  /// quoted from the file are escaped (`\r`, `\x1b`), never printed raw.
   public var description: String {
-    line > 0 ? "\(path):\(line): \(message)" : "\(path): \(message)"
+    UntrustedText.escapingControls(
+      line > 0 ? "\(path):\(line): \(message)" : "\(path): \(message)")
   }
 }

@@ -14,18 +14,27 @@
 ///   (`Prompt=Door#2` keeps its `#`; a `#` after a space cannot be part of a value).
 /// - An empty value restores the built-in default of a single value (`Length=` means
 ///   variable length, `Prompt=` "Enter PIN") and empties a list (`RevealKeys=` turns
-///   revealing off, `Match=` matches nothing by itself).
+///   revealing off, `Match=` matches nothing by itself). `AllowedDigits=` is the one
+///   exception: empty, it reads as "no digits", so it is an error.
 /// - Names of sections and keys are case-sensitive; booleans are not.
 public enum ConfigParser {
   /// Parses the main file then its drop-ins (already read and sorted by the caller),
   /// later keys win. Checks that hold between keys (MinLength <= MaxLength ...) run once
   /// all files are read and blame the line that was read last.
-  public static func parse(_ sources: [ConfigSource]) throws(ConfigError) -> Configuration {
+  ///
+  /// With `accounts`, names written in `[Socket] Group=`, `AllowUsers=` and
+  /// `AllowGroups=` must exist there (a default left unset may be missing: the daemon
+  /// warns and falls back). The daemon passes the system's user database, so
+  /// `--check-config`, a reload and a start refuse the same files.
+  public static func parse(_ sources: [ConfigSource], accounts: (any AccountNames)? = nil)
+    throws(ConfigError) -> Configuration
+  {
     var reader = ConfigReader()
     for (index, source) in sources.enumerated() {
       try reader.read(source, index: index)
     }
     try reader.validate()
+    if let accounts { try reader.validateNames(accounts) }
     return reader.config
   }
 
@@ -195,8 +204,12 @@ private struct ConfigReader {
     case (.entry, "RevealKeys"):
       config.entry.revealKeys = try ConfigValue.keyList(key, value)
     case (.entry, "AllowedDigits"):
-      config.entry.allowedDigits =
-        empty ? defaults.entry.allowedDigits : try ConfigValue.digits(key, value)
+      // Not "empty restores the default": AllowedDigits= reads as "no digits".
+      guard !empty else {
+        throw ConfigProblem(
+          "AllowedDigits= is empty: no code could be typed (leave the key out for 0123456789)")
+      }
+      config.entry.allowedDigits = try ConfigValue.digits(key, value)
     case (.entry, "InterKeyTimeoutSec"):
       config.entry.interKeyTimeout =
         empty
@@ -345,6 +358,28 @@ private struct ConfigReader {
     }
   }
 
+  /// Explicit `[Socket]` names that `accounts` does not know, blamed on their line.
+  func validateNames(_ accounts: any AccountNames) throws(ConfigError) {
+    let socket = config.socket
+    func fail(_ key: String, _ message: String) -> ConfigError {
+      let location = assigned["[Socket].\(key)"] ?? Location(source: 0, path: "(defaults)", line: 0)
+      return location.error(message)
+    }
+    if socket.explicitKeys.contains("Group"), !accounts.groupExists(socket.group) {
+      throw fail("Group", "Group=\(socket.group): no such group")
+    }
+    if socket.explicitKeys.contains("AllowUsers") {
+      for name in socket.allowUsers where !accounts.userExists(name) {
+        throw fail("AllowUsers", "AllowUsers: no such user \(name)")
+      }
+    }
+    if socket.explicitKeys.contains("AllowGroups") {
+      for name in socket.allowGroups where !accounts.groupExists(name) {
+        throw fail("AllowGroups", "AllowGroups: no such group \(name)")
+      }
+    }
+  }
+
   /// The error at the later assignment of two keys (at least one was assigned, since
   /// the defaults pass every check).
   func blame(_ first: String, _ second: String, _ message: String) -> ConfigError {
@@ -369,4 +404,10 @@ private func withoutComment(_ value: Substring) -> Substring {
     previousIsSpace = character.isWhitespace
   }
   return value
+}
+
+/// Which user and group names exist (the system's NSS database in the daemon).
+public protocol AccountNames {
+  func userExists(_ name: String) -> Bool
+  func groupExists(_ name: String) -> Bool
 }

@@ -428,7 +428,7 @@ public struct EntryMachine {
       lockout.failures = 0
       lockout.level = 0
     case .denied:
-      lockout.failures += 1
+      lockout.failures = lockout.failures.saturatingAdd(1)
       guard lockoutRules.maxFailures > 0, lockout.failures >= lockoutRules.maxFailures else {
         return
       }

@@ -5,12 +5,18 @@
 /// every byte. It has no `description` that shows digits.
 public final class SecretDigits: @unchecked Sendable, CustomStringConvertible {
   public static let capacity = 32
+  /// Called with every buffer that will hold digits, before any digit is written: the
+  /// daemon sets it at start to lock those pages in memory (mlock), so digits are never
+  /// swapped out. The core cannot call the kernel itself. Set once, before any thread.
+  nonisolated(unsafe) public static var lockPages: ((UnsafeMutableRawPointer, Int) -> Void)? =
+    nil
   private let storage: UnsafeMutablePointer<UInt8>
   public private(set) var count = 0
 
   public init() {
     storage = .allocate(capacity: SecretDigits.capacity)
     storage.initialize(repeating: 0, count: SecretDigits.capacity)
+    SecretDigits.lockPages?(storage, SecretDigits.capacity)
   }
   deinit {
     wipe()
@@ -60,6 +66,7 @@ public final class SecretDigits: @unchecked Sendable, CustomStringConvertible {
   /// that is zeroed before this returns.
   public func withASCII<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
     let tmp = UnsafeMutablePointer<UInt8>.allocate(capacity: SecretDigits.capacity)
+    SecretDigits.lockPages?(tmp, SecretDigits.capacity)
     defer {
       for i in 0..<SecretDigits.capacity { tmp[i] = 0 }
       tmp.deallocate()

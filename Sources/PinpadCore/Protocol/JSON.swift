@@ -96,6 +96,8 @@ public struct JSONError: Error, Equatable, Sendable, CustomStringConvertible {
   public var offset: Int
   public var message: String
   public var description: String { "\(message) at byte \(offset)" }
+  /// The message for a well-formed number that no Double can hold (1e400).
+  public static let numberOutOfRange = "number out of range"
 }
 
 extension JSONValue {
@@ -235,9 +237,13 @@ private struct JSONReader {
       }
       guard digits() else { throw invalid() }
     }
-    guard let value = Double(String(decoding: bytes[start..<index], as: UTF8.self)),
-      value.isFinite
-    else { throw invalid() }
+    guard let value = Double(String(decoding: bytes[start..<index], as: UTF8.self)) else {
+      throw invalid()
+    }
+    guard value.isFinite else {
+      index = start
+      throw error(JSONError.numberOutOfRange)
+    }
     return value
   }
 

@@ -14,6 +14,10 @@ public enum ClientRequest: Equatable, Sendable {
   public static func parse(_ line: some Collection<UInt8>) -> Result<ClientRequest, RequestError> {
     let value: JSONValue
     do { value = try JSONValue.parse(line) } catch {
+      // Well-formed JSON with a number beyond a double's range is not "malformed".
+      if error.message == JSONError.numberOutOfRange {
+        return .failure(RequestError("\(error) (numbers must fit a 64-bit double)"))
+      }
       return .failure(RequestError("malformed JSON: \(error)"))
     }
     guard case .object = value else { return .failure(RequestError("expected a JSON object")) }
@@ -36,7 +40,8 @@ public enum ClientRequest: Equatable, Sendable {
       if let m = value["message"] {
         if case .null = m {
         } else if let s = m.stringValue {
-          message = s
+          // Sanitised where it enters: no display, log or snapshot sees the raw text.
+          message = UntrustedText.sanitized(s)
         } else {
           return .failure(RequestError("verdict \"message\" must be a string"))
         }

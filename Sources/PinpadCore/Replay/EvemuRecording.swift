@@ -51,7 +51,11 @@ public enum EvemuRecording {
       guard fields.count == 4 else {
         throw fail("an E: line needs 4 fields (SECONDS TYPE CODE VALUE), found \(fields.count)")
       }
-      guard let nanoseconds = timestamp(fields[0]) else {
+      let parsed: Int64?
+      do { parsed = try timestamp(fields[0]) } catch {
+        throw fail("time \(fields[0]) is past the largest one, \(maxSeconds) s")
+      }
+      guard let nanoseconds = parsed else {
         throw fail("\(fields[0]) is not a timestamp like 1700000000.123456")
       }
       guard let type = hex(fields[1]) else {
@@ -76,9 +80,13 @@ public enum EvemuRecording {
     return events
   }
 
-  /// `SECONDS.FRACTION` in nanoseconds; the fraction is a decimal fraction of up to 9
-  /// digits (evemu writes 6: microseconds).
-  private static func timestamp(_ text: Substring) -> Int64? {
+  /// The largest whole-seconds part a timestamp may have: 2^63 ns is about 292 years,
+  /// so any later time could not be held in nanoseconds.
+  public static let maxSeconds: Int64 = Int64.max / 1_000_000_000 - 1
+
+  /// `SECONDS.FRACTION` in nanoseconds, nil past `maxSeconds`; the fraction is a
+  /// decimal fraction of up to 9 digits (evemu writes 6: microseconds).
+  private static func timestamp(_ text: Substring) throws(TimestampTooLate) -> Int64? {
     let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
     let whole = parts[0]
     let fraction = parts.count == 2 ? parts[1] : ""
@@ -87,9 +95,12 @@ public enum EvemuRecording {
       fraction.count <= 9, parts.count == 1 || !fraction.isEmpty,
       let seconds = Int64(whole)
     else { return nil }
+    guard seconds <= maxSeconds else { throw .tooLate }
     let padded = String(fraction) + String(repeating: "0", count: 9 - fraction.count)
     return seconds * 1_000_000_000 + Int64(padded)!
   }
+
+  private enum TimestampTooLate: Error { case tooLate }
 
   private static func hex(_ text: Substring) -> UInt16? {
     guard (1...4).contains(text.count), text.allSatisfy(\.isHexDigit) else { return nil }

@@ -33,13 +33,18 @@ public enum ConsoleRenderer {
   /// (the terminal may be in raw mode). Colour marks granted (green) and refusals (red).
   /// `hint` (the keys, `TerminalHint`) and `status` (the latest log line, when the log
   /// shares this terminal) are dim lines at the bottom, below everything the person
-  /// enters; `status` is cut to `columns` and loses its control characters.
+  /// enters. Every text is cleaned of control and format characters (a verdict message
+  /// already is) and cut with an ellipsis to fit `columns` after its two-space indent.
   public static func frame(
     _ model: ScreenModel, hint: String? = nil, status: String? = nil, columns: Int = 80
   ) -> String {
     let (headline, detail) = texts(for: model.phase)
+    let room = max(1, columns - 3)
+    func line(_ text: String) -> String {
+      UntrustedText.fitted(UntrustedText.sanitized(text, maxBytes: .max), columns: room)
+    }
     var out = "\u{1B}[H\u{1B}[2J\r\n"
-    out += "  " + model.prompt + "\r\n\r\n"
+    out += "  " + line(model.prompt) + "\r\n\r\n"
     out += "  " + boxes(model)
     if model.showsRevealToggle { out += model.revealed ? "   (shown)" : "   (hidden)" }
     out += "\r\n\r\n"
@@ -49,9 +54,9 @@ public enum ConsoleRenderer {
     case .denied, .locked, .unavailable, .noResponse: colour = "\u{1B}[1;31m"
     default: colour = "\u{1B}[1m"
     }
-    if !headline.isEmpty { out += "  " + colour + headline + "\u{1B}[0m\r\n" }
-    if let detail, !detail.isEmpty { out += "  " + detail + "\r\n" }
-    if let notice = model.notice { out += "  " + notice + "\r\n" }
+    if !headline.isEmpty { out += "  " + colour + line(headline) + "\u{1B}[0m\r\n" }
+    if let detail, !detail.isEmpty { out += "  " + line(detail) + "\r\n" }
+    if let notice = model.notice { out += "  " + line(notice) + "\r\n" }
     if let pad = model.keypad {
       out += "\r\n"
       for row in 0..<4 {
@@ -79,17 +84,11 @@ public enum ConsoleRenderer {
   /// Starts the dim hint and status lines (SGR 2, faint).
   public static let dim = "\u{1B}[2m"
 
-  /// A log line as the status line shows it: control characters (C0, DEL, C1) become
-  /// spaces, so a name from a device cannot move the cursor; cut to fit `columns` with
-  /// the two-space indent, ending in `…` when cut.
+  /// A log line as the status line shows it: cleaned like every other text
+  /// (`UntrustedText.sanitized`: a device's name cannot move the cursor), cut to fit
+  /// `columns` with the two-space indent, ending in `…` when cut.
   public static func statusText(_ line: String, columns: Int) -> String {
-    let room = max(8, columns - 3)
-    var scalars = line.unicodeScalars.map { s -> Unicode.Scalar in
-      (s.value < 0x20 || (0x7F...0x9F).contains(s.value)) ? " " : s
-    }
-    if scalars.count > room { scalars = Array(scalars.prefix(room - 1)) + ["…"] }
-    var text = ""
-    text.unicodeScalars.append(contentsOf: scalars)
-    return text
+    UntrustedText.fitted(
+      UntrustedText.sanitized(line, maxBytes: .max), columns: max(1, columns - 3))
   }
 }

@@ -12,12 +12,16 @@ public struct LockoutStore {
 
   /// Parses the file's text; `nowMono`/`nowWallMs` convert wall to monotonic time.
   /// A line that does not parse makes that keypad (or, when no name can be read, every
-  /// keypad via "*") locked for `conservative`, never unlocked.
+  /// keypad via "*") locked for `conservative`, never unlocked; `guessed` names those
+  /// keypads, whose lines are written back only while that lock lasts (a garbled name
+  /// must not become a keypad of its own in the file for ever). Numbers are read whole
+  /// or not at all, and times far ahead saturate instead of overflowing.
   public static func parse(
     _ text: String, nowMono: Instant, nowWallMs: Int64, conservative: Duration
-  ) -> (states: [String: LockoutState], problems: [String]) {
+  ) -> (states: [String: LockoutState], problems: [String], guessed: Set<String>) {
     var states: [String: LockoutState] = [:]
     var problems: [String] = []
+    var guessed = Set<String>()
     for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
       if line.isEmpty { continue }
       let fields = line.split(separator: " ")
@@ -28,15 +32,18 @@ public struct LockoutStore {
         let name = fields.first.flatMap(decode) ?? "*"
         problems.append("line \(n + 1) is not NAME FAILURES LEVEL UNTIL")
         states[name] = LockoutState(failures: 0, level: 1, lockedUntil: nowMono + conservative)
+        guessed.insert(name)
         continue
       }
       var state = LockoutState(failures: failures, level: level)
       if until > nowWallMs {
-        state.lockedUntil = nowMono + .milliseconds(until - nowWallMs)
+        let left = until.saturatingSubtract(nowWallMs).saturatingMultiply(1_000_000)
+        state.lockedUntil = nowMono + .nanoseconds(left)
       }
       states[name] = state
+      guessed.remove(name)
     }
-    return (states, problems)
+    return (states, problems, guessed)
   }
 
   public static func render(
@@ -47,7 +54,7 @@ public struct LockoutStore {
       let state = states[name]!
       var until: Int64 = 0
       if let locked = state.lockedUntil, locked > nowMono {
-        until = nowWallMs + (locked - nowMono).nanoseconds / 1_000_000
+        until = nowWallMs.saturatingAdd((locked - nowMono).nanoseconds / 1_000_000)
       }
       if state.failures == 0 && state.level == 0 && until == 0 { continue }
       out += "\(encode(name)) \(state.failures) \(state.level) \(until)\n"

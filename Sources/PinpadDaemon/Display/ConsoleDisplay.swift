@@ -64,5 +64,6 @@ public final class ConsoleDisplay: Display {
     if ownsDescriptor { fd.close() }
   }
 
+  /// The terminal's width (TIOCGWINSZ), 80 when it does not say.
   private func write(_ text: String) { try? fd.writeAll(Array(text.utf8)) }
 }

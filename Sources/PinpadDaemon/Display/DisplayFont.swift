@@ -1,15 +1,17 @@
-import Glibc
 import PinpadScreen
+import PinpadSystem
 
 /// Which font the screens use: `[Display] Font=` when set, else a Debian console font
 /// (console-setup's Terminus) when installed, else the built-in one.
 public enum DisplayFont {
   public static let consoleFontDirectory = "/usr/share/consolefonts/"
 
-  /// Reads and parses a PSF1/PSF2 file, plain or gzip.
+  /// Reads and parses a PSF1/PSF2 file, plain or gzip. Only a regular file is read
+  /// (a FIFO would block the start).
   public static func load(path: String) throws -> BitmapFont {
-    guard let bytes = readFile(path, limit: 4 << 20) else {
-      throw FontError("cannot read font \(path): \(String(cString: strerror(errno)))")
+    let bytes: [UInt8]
+    do { bytes = try FileSystem.read(path, limit: 4 << 20) } catch {
+      throw FontError("cannot read font \(path): \(error.detail)")
     }
     return try FontLoader.load(bytes, name: path)
   }
@@ -35,19 +37,8 @@ public enum DisplayFont {
     return .builtin
   }
 
+  /// The regular file's bytes, nil when it cannot be read.
   static func readFile(_ path: String, limit: Int) -> [UInt8]? {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return nil }
-    defer { Glibc.close(fd) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while bytes.count <= limit {
-      let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
-      if n < 0 && errno == EINTR { continue }
-      if n < 0 { return nil }
-      if n == 0 { return bytes }
-      bytes += chunk[0..<n]
-    }
-    return nil
+    try? FileSystem.read(path, limit: limit)
   }
 }

@@ -8,7 +8,7 @@ import PinpadSystem
 /// The daemon keeps running after the recording ends.
 public final class ReplayInput: InputSource {
   public let keypad: String
-  public var name: String { "replay:" + path }
+  public var name: String { (fast ? "replay-fast:" : "replay:") + path }
   private let events: [RecordedEvent]
   private let fast: Bool
   private let path: String

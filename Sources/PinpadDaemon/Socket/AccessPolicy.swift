@@ -9,11 +9,13 @@ public struct AccessPolicy: Sendable {
     self.gids = gids
   }
 
-  /// True when the peer's uid is allowed, or its primary or any supplementary group.
+  /// True when the peer's uid is allowed, or its primary or any supplementary group
+  /// as the kernel reports them for the connection (SO_PEERCRED, SO_PEERGROUPS). The
+  /// group database is not asked: a process that dropped a group is not in it, and
+  /// one given a group at run time (systemd's SupplementaryGroups=) is.
   public func allows(_ peer: PeerCredentials) -> Bool {
     if uids.contains(peer.uid) { return true }
     if gids.contains(peer.gid) { return true }
-    if gids.isEmpty { return false }
-    return Accounts.groups(ofUser: peer.uid, primary: peer.gid).contains { gids.contains($0) }
+    return peer.groups.contains { gids.contains($0) }
   }
 }

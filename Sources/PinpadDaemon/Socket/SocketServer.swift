@@ -13,6 +13,8 @@ public final class SocketClient {
   /// they are sent (a `code` line passes through here).
   fileprivate var output: [UInt8] = []
   fileprivate var sent = 0
+  /// The attempt ids of the `code` lines still in `output`, with where each ends.
+  fileprivate var secrets: [(id: String, end: Int)] = []
   fileprivate var closed = false
 
   init(fd: FileDescriptor, peer: PeerCredentials, serial: Int) {
@@ -23,16 +25,25 @@ public final class SocketClient {
   }
 
   var queued: Int { output.count - sent }
+  /// True while the code line of attempt `id` waits in this process for the client.
+  func holdsSecret(of id: String) -> Bool { secrets.contains { $0.id == id && $0.end > sent } }
 }
 
 /// The controller socket of SPEC §4: accepts clients, checks their credentials,
 /// splits their lines and queues what the daemon sends them.
 ///
 /// Nothing here blocks: writes go as far as the kernel takes them and the rest waits
-/// for EPOLLOUT; a client whose backlog passes `maxQueuedBytes` is disconnected, so a
-/// controller that stops reading cannot delay keys or other clients.
+/// for EPOLLOUT; a client whose backlog passes `maxQueuedBytes` is disconnected, and
+/// while all backlogs together pass `maxTotalQueuedBytes` the largest one is, so
+/// controllers that stop reading cannot delay keys or other clients, nor grow memory
+/// without bound.
+///
+/// Out of descriptors, the server sheds new connections (a reserve descriptor is
+/// given up for a moment to accept and close each one), logs once per episode, and
+/// stops watching the listener for a second with a timer made in advance.
 public final class SocketServer {
   public static let maxQueuedBytes = 256 * 1024
+  public static let maxTotalQueuedBytes = 2 * 1024 * 1024
 
   private let loop: EventLoop
   private let listener: FileDescriptor
@@ -41,6 +52,15 @@ public final class SocketServer {
   private let hello: String
   public private(set) var clients: [Int32: SocketClient] = [:]
   private var serial = 0
+  /// Bytes queued for all clients together.
+  public private(set) var totalQueued = 0
+  /// A descriptor held back for when the process runs out (see `withReserve`).
+  private var reserve: FileDescriptor?
+  /// Re-enables accepting after descriptors ran out; made at start, when it can be.
+  private let acceptPause: Timer
+  private var acceptPaused = false
+  /// Connections refused in the current out-of-descriptors episode, nil outside one.
+  private var shedThisEpisode: Int?
 
   /// A client sent a well-formed request.
   public var onRequest: (SocketClient, ClientRequest) -> Void = { _, _ in }
@@ -56,15 +76,28 @@ public final class SocketServer {
     self.policy = policy
     self.log = log
     self.hello = DaemonMessage.hello(version: version)
+    acceptPause = try Timer()
+    reserve = try? FileDescriptor.open("/dev/null", O_RDONLY)
     try listener.setNonBlocking()
     try loop.watch(listener, .readable) { [unowned self] _ in self.acceptAll() }
+    try loop.watch(acceptPause.fd, .readable) { [unowned self] _ in
+      self.acceptPause.acknowledge()
+      self.acceptPaused = false
+      self.loop.change(self.listener, .readable)
+    }
+  }
+
+  /// Runs `body` with the reserve descriptor given back, so that it can open a file
+  /// (the lockout state) even when clients took every other descriptor.
+  public func withReserve<R>(_ body: () throws -> R) rethrows -> R {
+    reserve?.close()
+    reserve = nil
+    defer { reserve = try? FileDescriptor.open("/dev/null", O_RDONLY) }
+    return try body()
   }
 
   /// The number of authorised clients connected.
   public var count: Int { clients.count }
-
-  /// Re-enables accepting after descriptors ran out.
-  private var acceptPause: Timer?
 
   private func acceptAll() {
     while true {
@@ -72,12 +105,15 @@ public final class SocketServer {
       do { fd = try UnixSocket.accept(listener) } catch {
         if [ECONNABORTED, EPROTO].contains(error.rawValue) { continue }
         // Out of descriptors or memory: the connection stays in the backlog and the
-        // listener stays readable. Stop watching it for a second instead of spinning.
-        log.warning("socket: accept failed: \(error); not accepting for 1 s")
-        pauseAccepting()
+        // listener stays readable. Shed what waits, then stop watching it for a second.
+        outOfDescriptors(error)
         return
       }
       guard let fd else { return }
+      if let shed = shedThisEpisode {
+        log.info("socket: accepting clients again (\(shed) connection(s) refused meanwhile)")
+        shedThisEpisode = nil
+      }
       let peer: PeerCredentials
       do { peer = try UnixSocket.peerCredentials(fd) } catch {
         fd.close()
@@ -107,22 +143,33 @@ public final class SocketServer {
     }
   }
 
-  private func pauseAccepting() {
-    guard acceptPause == nil, let timer = try? Timer() else { return }
-    loop.change(listener, [])
-    do {
-      try loop.watch(timer.fd, .readable) { [unowned self, unowned timer] _ in
-        timer.acknowledge()
-        self.loop.unwatch(timer.fd)
-        self.acceptPause = nil
-        self.loop.change(self.listener, .readable)
-      }
-    } catch {
-      loop.change(listener, .readable)
-      return
+  /// accept(2) failed for want of descriptors or memory: one log line per episode,
+  /// the waiting connections refused with the reserve descriptor, then a pause.
+  private func outOfDescriptors(_ error: Errno) {
+    if shedThisEpisode == nil {
+      log.warning(
+        "socket: cannot accept clients: \(error); refusing new connections until descriptors are free"
+      )
+      shedThisEpisode = 0
     }
-    timer.arm(at: Clock.monotonic() + .seconds(1))
-    acceptPause = timer
+    // Give the reserve up for each waiting connection, tell it why, close it.
+    var refused = 0
+    while refused < 256, reserve != nil {
+      let taken = withReserve { () -> Bool in
+        guard let fd = try? UnixSocket.accept(listener) else { return false }
+        let line = Array(DaemonMessage.error("too many clients").utf8)
+        _ = line.withUnsafeBytes { try? fd.write($0) }
+        fd.close()
+        return true
+      }
+      guard taken else { break }
+      refused += 1
+    }
+    shedThisEpisode! += refused
+    guard !acceptPaused else { return }
+    acceptPaused = true
+    loop.change(listener, [])
+    acceptPause.arm(at: Clock.monotonic() + .seconds(1))
   }
 
   private func handle(_ client: SocketClient, _ events: EventPoll.Events) {
@@ -182,33 +229,63 @@ public final class SocketServer {
     for client in Array(clients.values) { send(line, to: client) }
   }
 
-  /// Queues secret `bytes` (a `code` line) for every client, then zeroes them.
-  /// Returns how many clients took them.
+  /// Queues secret `bytes` (the `code` line of attempt `id`) for every client, then
+  /// zeroes them. Returns how many clients took them.
   @discardableResult
-  public func broadcastSecret(_ bytes: inout [UInt8]) -> Int {
+  public func broadcastSecret(_ bytes: inout [UInt8], id: String) -> Int {
     var delivered = 0
     for client in Array(clients.values) {
       var copy = bytes
-      enqueue(&copy, to: client)
+      enqueue(&copy, to: client, secret: id)
       if !client.closed { delivered += 1 }
     }
     for i in bytes.indices { bytes[i] = 0 }
     return delivered
   }
 
-  private func enqueue(_ bytes: inout [UInt8], to client: SocketClient) {
+  /// Disconnects every client that still holds the unread code line of attempt `id`
+  /// (called once that attempt is decided): its bytes are zeroed, so no code waits in
+  /// memory for a client that does not read.
+  public func dropUnreadSecrets(of id: String) {
+    for client in Array(clients.values) where client.holdsSecret(of: id) {
+      disconnect(client, reason: "had not read a code when its attempt was decided")
+    }
+  }
+
+  /// Queues `bytes` for `client`; `secret` is the attempt id when they are a code line.
+  private func enqueue(_ bytes: inout [UInt8], to client: SocketClient, secret: String? = nil) {
     defer { for i in bytes.indices { bytes[i] = 0 } }
     guard !client.closed else { return }
     if client.queued + bytes.count > SocketServer.maxQueuedBytes {
       disconnect(client, reason: "stopped reading (\(client.queued) bytes waiting)")
       return
     }
+    // All backlogs together: the largest goes until this fits (it may be this one).
+    while totalQueued + bytes.count > SocketServer.maxTotalQueuedBytes,
+      let largest = clients.values.max(by: { $0.queued < $1.queued }), largest.queued > 0
+    {
+      disconnect(
+        largest, reason: "stopped reading (\(largest.queued) bytes waiting, \(totalQueued) in all)")
+      if client.closed { return }
+    }
     if client.output.count + bytes.count > SocketServer.maxQueuedBytes {
       compact(client)
     }
     let wasEmpty = client.queued == 0
+    if secret != nil {
+      // The pages the code line will occupy are locked before it is copied there.
+      let start = client.output.count
+      client.output.withUnsafeBufferPointer { b in
+        guard let base = b.baseAddress, start + bytes.count <= client.output.capacity else {
+          return
+        }
+        SecretDigits.lockPages?(UnsafeMutableRawPointer(mutating: base + start), bytes.count)
+      }
+    }
     // Never past the reserved capacity: a reallocation would free a copy of a code.
     client.output.append(contentsOf: bytes)
+    totalQueued += bytes.count
+    if let secret { client.secrets.append((secret, client.output.count)) }
     if wasEmpty { flush(client) }
   }
 
@@ -221,6 +298,7 @@ public final class SocketServer {
       for i in pending..<b.count { b[i] = 0 }
     }
     client.output.removeLast(client.output.count - pending)
+    client.secrets = client.secrets.map { ($0.id, $0.end - sent) }
     client.sent = 0
   }
 
@@ -235,6 +313,8 @@ public final class SocketServer {
       case .success(let n):
         for i in client.sent..<client.sent + n { client.output[i] = 0 }
         client.sent += n
+        totalQueued -= n
+        client.secrets.removeAll { $0.end <= client.sent }
       case .failure(let error):
         if error == .wouldBlock {
           loop.change(client.fd, [.readable, .writable])
@@ -247,14 +327,18 @@ public final class SocketServer {
     // Everything went: reuse the buffer without reallocating.
     client.output.removeAll(keepingCapacity: true)
     client.sent = 0
+    client.secrets = []
     loop.change(client.fd, [.readable])
   }
 
   private func disconnect(_ client: SocketClient, reason: String) {
     guard !client.closed else { return }
     client.closed = true
+    totalQueued -= client.queued
     for i in client.output.indices { client.output[i] = 0 }
     client.output = []
+    client.sent = 0
+    client.secrets = []
     loop.unwatch(client.fd)
     client.fd.close()
     clients[client.fd.rawValue] = nil
@@ -266,5 +350,8 @@ public final class SocketServer {
   public func shutdown() {
     for client in Array(clients.values) { disconnect(client, reason: "daemon stopping") }
     loop.unwatch(listener)
+    loop.unwatch(acceptPause.fd)
+    reserve?.close()
+    reserve = nil
   }
 }

@@ -15,14 +15,21 @@ public enum ConfigLoader {
       let file = dropins + "/" + name
       sources.append(ConfigSource(path: file, text: try readText(file)))
     }
-    return try ConfigParser.parse(sources)
+    return try ConfigParser.parse(sources, accounts: SystemAccounts())
   }
 
   private static func readText(_ path: String) throws(ConfigError) -> String {
     do {
       return String(decoding: try FileSystem.read(path, limit: 1 << 20), as: UTF8.self)
     } catch {
-      throw ConfigError(path: path, line: 0, message: "cannot read: \(error.errno)")
+      throw ConfigError(path: path, line: 0, message: "cannot read: \(error.detail)")
     }
   }
+}
+
+/// The system's users and groups (NSS: /etc/passwd, /etc/group, or what nsswitch.conf
+/// names), for `[Socket]` names.
+struct SystemAccounts: AccountNames {
+  func userExists(_ name: String) -> Bool { Accounts.userID(named: name) != nil }
+  func groupExists(_ name: String) -> Bool { Accounts.groupID(named: name) != nil }
 }

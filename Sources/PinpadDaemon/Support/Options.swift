@@ -92,7 +92,7 @@ public struct Options: Sendable {
       --input SPEC      auto | DEVICE | replay:FILE | replay-fast:FILE | terminal (repeatable)
       --display SPEC    auto | fb[:DEVICE] | console[:TTY] | none | snapshot:DIR
       --socket PATH     controller socket (default from [Socket] Path=)
-      --state-dir DIR   lockout state (default /var/lib/pinpadd)
+      --state-dir DIR   lockout state (default /var/lib/pinpadd; none: memory only)
       --log-level LVL   error | warning | info | debug (default info)
     """
 
@@ -117,6 +117,7 @@ public struct Options: Sendable {
       switch flag {
       case "--config":
         configPath = try value(flag, inline)
+        guard !configPath.isEmpty else { throw UsageError("--config needs a file name") }
         configPathGiven = true
       case "--input": inputs.append(try InputSpec(parsing: try value(flag, inline)))
       case "--display": display = try DisplaySpec(parsing: try value(flag, inline))

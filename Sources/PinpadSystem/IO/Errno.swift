@@ -38,9 +38,15 @@ public func syscall<T: BinaryInteger>(_ body: () -> T) throws(Errno) -> T {
 public struct SystemError: Error, CustomStringConvertible, Sendable {
   public var operation: String
   public var errno: Errno
-  public init(_ operation: String, _ errno: Errno) {
+  /// Said instead of the errno's text when the call itself succeeded but the
+  /// object is wrong ("not a regular file but a FIFO").
+  public var reason: String?
+  public init(_ operation: String, _ errno: Errno, reason: String? = nil) {
     self.operation = operation
     self.errno = errno
+    self.reason = reason
   }
-  public var description: String { "\(operation): \(errno)" }
+  /// The reason, or the errno's text.
+  public var detail: String { reason ?? errno.description }
+  public var description: String { "\(operation): \(detail)" }
 }

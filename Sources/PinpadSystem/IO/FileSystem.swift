@@ -3,13 +3,21 @@ import Glibc
 
 /// The few file operations the daemon needs, with errors that name the path.
 public enum FileSystem {
-  /// The whole file, or an error naming the path ("cannot read X: No such file or directory").
+  /// The whole regular file, or an error naming the path ("cannot read X: No such file
+  /// or directory"). Opened with O_NONBLOCK and checked with fstat before reading, so a
+  /// FIFO, a device or a directory in its place is refused at once instead of blocking.
   public static func read(_ path: String, limit: Int = 16 << 20) throws(SystemError) -> [UInt8] {
     let fd: FileDescriptor
-    do { fd = try FileDescriptor.open(path, O_RDONLY) } catch {
+    do { fd = try FileDescriptor.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY) } catch {
       throw SystemError("cannot read \(path)", error)
     }
     defer { fd.close() }
+    var info = stat()
+    if fstat(fd.rawValue, &info) != 0 { throw SystemError("cannot read \(path)", .current) }
+    if let kind = irregularKind(info.st_mode) {
+      throw SystemError(
+        "cannot read \(path)", Errno(EINVAL), reason: "not a regular file but \(kind)")
+    }
     var result: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 65536)
     while true {
@@ -23,6 +31,19 @@ public enum FileSystem {
       if result.count > limit { throw SystemError("cannot read \(path)", Errno(EFBIG)) }
     }
     return result
+  }
+
+  /// What a file of `mode` is when it is not a regular file ("a FIFO"), nil when it is.
+  static func irregularKind(_ mode: mode_t) -> String? {
+    switch mode & S_IFMT {
+    case S_IFREG: return nil
+    case S_IFIFO: return "a FIFO"
+    case S_IFDIR: return "a directory"
+    case S_IFCHR: return "a character device"
+    case S_IFBLK: return "a block device"
+    case S_IFSOCK: return "a socket"
+    default: return "an unknown kind of file"
+    }
   }
 
   public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
@@ -64,7 +85,12 @@ public enum FileSystem {
   {
     let temp = path + ".tmp"
     let fd: FileDescriptor
-    do { fd = try FileDescriptor.open(temp, O_WRONLY | O_CREAT | O_TRUNC, mode: mode) } catch {
+    // A fresh file: whatever was left at the temporary name (even a FIFO, which would
+    // block an open for writing) is removed first, and O_EXCL never follows a link.
+    unlink(temp)
+    do {
+      fd = try FileDescriptor.open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NONBLOCK, mode: mode)
+    } catch {
       throw SystemError("cannot write \(temp)", error)
     }
     do {
@@ -90,6 +116,22 @@ public enum FileSystem {
   }
 
   public static func remove(_ path: String) { unlink(path) }
+
+  /// Creates and removes a file in `directory`: whether files can be written there now.
+  public static func checkWritable(_ directory: String) throws(SystemError) {
+    guard isDirectory(directory) else {
+      throw SystemError("cannot write in \(directory)", Errno(ENOTDIR), reason: "not a directory")
+    }
+    let probe = directory + "/.pinpadd-probe"
+    unlink(probe)
+    do {
+      let fd = try FileDescriptor.open(probe, O_WRONLY | O_CREAT | O_EXCL | O_NONBLOCK, mode: 0o600)
+      fd.close()
+      unlink(probe)
+    } catch {
+      throw SystemError("cannot write in \(directory)", error)
+    }
+  }
 }
 
 extension FileSystem {
@@ -113,6 +155,21 @@ extension FileSystem {
     return try body()
   }
 
+  /// The device and inode of `path` itself (lstat), nil when there is nothing there.
+  public static func identity(_ path: String) -> FileIdentity? {
+    var info = stat()
+    guard lstat(path, &info) == 0 else { return nil }
+    return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+  }
+
+  /// Removes `path` only when it is still the file `identity` names: a socket path
+  /// taken over by another daemon, or replaced by a regular file, is left alone.
+  @discardableResult
+  public static func remove(_ path: String, ifStill identity: FileIdentity) -> Bool {
+    guard FileSystem.identity(path) == identity else { return false }
+    return unlink(path) == 0
+  }
+
   /// True when `path` is a socket file.
   public static func isSocket(_ path: String) -> Bool {
     var info = stat()
@@ -124,5 +181,15 @@ extension FileSystem {
     var bytes = [UInt8](repeating: 0, count: count)
     _ = bytes.withUnsafeMutableBytes { pinpad_getrandom($0.baseAddress, UInt($0.count)) }
     return bytes
+  }
+}
+
+/// Which file a path named when it was looked at (st_dev, st_ino).
+public struct FileIdentity: Equatable, Sendable {
+  public var device: UInt64
+  public var inode: UInt64
+  public init(device: UInt64, inode: UInt64) {
+    self.device = device
+    self.inode = inode
   }
 }

@@ -29,6 +29,23 @@ public enum ProcessSetup {
     return mlockall(Int32(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT)) == 0
   }
 
+  /// mlock(2) of the pages under `count` bytes at `address`, so what they hold is never
+  /// written to swap. Best effort: false when RLIMIT_MEMLOCK (without CAP_IPC_LOCK)
+  /// does not allow more. Pages are not unlocked again: a heap page may hold several
+  /// secrets, and a freed one is reused for the next.
+  @discardableResult
+  public static func lockPages(_ address: UnsafeRawPointer, _ count: Int) -> Bool {
+    guard count > 0 else { return true }
+    return mlock(address, count) == 0
+  }
+
+  /// Sets the soft RLIMIT_NOFILE to the hard limit; returns the new soft limit.
+  @discardableResult
+  public static func raiseDescriptorLimit() -> Int? {
+    let limit = pinpad_raise_nofile_limit()
+    return limit < 0 ? nil : limit
+  }
+
   /// The environment variable's value, nil when unset.
   public static func environment(_ name: String) -> String? {
     guard let value = getenv(name) else { return nil }

@@ -1,11 +1,21 @@
 import CPinpadShim
 import Glibc
 
-/// The credentials of the process at the other end of a Unix socket (SO_PEERCRED).
+/// The credentials of the process at the other end of a Unix socket, as the kernel
+/// took them when it connected: SO_PEERCRED and SO_PEERGROUPS.
 public struct PeerCredentials: Equatable, Sendable {
   public var pid: Int32
   public var uid: UInt32
   public var gid: UInt32
+  /// The peer's supplementary groups (what setgroups(2) or systemd's
+  /// SupplementaryGroups= gave it), not what /etc/group lists for its user.
+  public var groups: [UInt32]
+  public init(pid: Int32, uid: UInt32, gid: UInt32, groups: [UInt32] = []) {
+    self.pid = pid
+    self.uid = uid
+    self.gid = gid
+    self.groups = groups
+  }
 }
 
 /// Unix stream sockets: the daemon's listening socket, its clients, and pinpadctl.
@@ -83,7 +93,22 @@ public enum UnixSocket {
     var uid: UInt32 = 0
     var gid: UInt32 = 0
     _ = try syscall { pinpad_peer_credentials(fd.rawValue, &pid, &uid, &gid) }
-    return PeerCredentials(pid: pid, uid: uid, gid: gid)
+    return PeerCredentials(pid: pid, uid: uid, gid: gid, groups: try peerGroups(fd))
+  }
+
+  /// getsockopt(SO_PEERGROUPS), growing the buffer when the peer has many groups.
+  static func peerGroups(_ fd: FileDescriptor) throws(Errno) -> [UInt32] {
+    var groups = [UInt32](repeating: 0, count: 64)
+    while true {
+      let capacity = Int32(groups.count)
+      let count = try syscall {
+        groups.withUnsafeMutableBufferPointer {
+          pinpad_peer_groups(fd.rawValue, $0.baseAddress, capacity)
+        }
+      }
+      if Int(count) <= groups.count { return Array(groups.prefix(Int(count))) }
+      groups = [UInt32](repeating: 0, count: Int(count))
+    }
   }
 
   /// True when something accepts connections on `path` (used before replacing a
@@ -105,7 +130,7 @@ public enum UnixSocket {
   }
 }
 
-/// Users and groups from NSS (getpwnam_r, getgrnam_r, getgrouplist).
+/// Users and groups from NSS (getpwnam_r, getgrnam_r, getpwuid_r).
 public enum Accounts {
   public static func userID(named name: String) -> UInt32? {
     var entry = passwd()
@@ -136,17 +161,5 @@ public enum Accounts {
       return nil
     }
     return String(cString: entry.pw_name)
-  }
-
-  /// The primary group and every supplementary group of the user with `uid`.
-  public static func groups(ofUser uid: UInt32, primary: UInt32) -> [UInt32] {
-    guard let name = userName(of: uid) else { return [primary] }
-    var count: Int32 = 64
-    var groups = [gid_t](repeating: 0, count: Int(count))
-    if getgrouplist(name, primary, &groups, &count) == -1 {
-      groups = [gid_t](repeating: 0, count: Int(count))
-      _ = getgrouplist(name, primary, &groups, &count)
-    }
-    return Array(groups.prefix(Int(count)))
   }
 }

@@ -1,0 +1,301 @@
+import Foundation
+import Glibc
+import Testing
+
+/// Issue 15: hostile input through the real interfaces: terminal escapes in verdict
+/// messages and configuration files, numbers at the edges of Int64, FIFOs in place of
+/// files, unknown account names, and the small ones.
+@Suite struct HostileInputEndToEndTests {
+  // MARK: 3. A verdict message cannot drive the terminal
+
+  @Test func aVerdictMessageIsCleanedAndCutBeforeTheConsoleShowsIt() throws {
+    let pty = try DisplayTerminal(columns: 60)
+    let daemon = try RunningDaemon(
+      recording: E2E.recording("1234\n", firstGap: 1.5), display: "console:" + pty.followerPath)
+    let client = try daemon.connect()
+    let code = try #require(try client.waitFor("code", timeout: 10)).message
+    let message =
+      "\u{1B}]0;owned\u{07}\u{1B}[2J\u{9B}31m\u{202E}Wrong\r\ncode "
+      + String(repeating: "z", count: 500)
+    client.send(json: [
+      "type": "verdict", "id": code.string("id")!, "result": "denied", "message": message,
+    ])
+    #expect(try client.waitFor("verdict", timeout: 5) != nil)
+    let shown = pty.readAvailable(settle: 1.0)
+    #expect(daemon.stop() == 0)
+
+    let scalars = shown.unicodeScalars
+    #expect(!scalars.contains("\u{07}"), "a BEL reached the terminal")
+    #expect(!scalars.contains("\u{9B}"), "a C1 CSI reached the terminal")
+    #expect(!scalars.contains("\u{202E}"), "a bidi override reached the terminal")
+    #expect(!shown.contains("\u{1B}]"), "an OSC sequence reached the terminal")
+    let lines = shown.split(whereSeparator: \.isNewline).map(String.init)
+    let line: String = try #require(
+      lines.first { $0.contains("Wrong") }, "the message is not shown:\n\(shown)")
+    #expect(!line.contains("\u{1B}"), "escape in the message line: \(line.debugDescription)")
+    #expect(line.hasSuffix("\u{2026}"), "not cut with an ellipsis: \(line)")
+    #expect(line.count <= 60, "wider than the terminal: \(line.count)")
+    #expect(line.contains("]0;owned[2J31mWrong  code zzz"))
+  }
+
+  @Test func aConfigurationErrorEscapesControlBytesFromTheFile() throws {
+    let dir = TempDir()
+    let config = dir.write("evil.conf", "[Entry]\nPrompt\u{07}\u{1B}]0;t\u{07}\u{1B}[2J=x\r\n")
+    let result = try runProgram(E2E.pinpadd, ["--check-config", "--config", config])
+    #expect(result.status == 78)
+    #expect(result.stderr.hasPrefix(config + ":2: "), "\(result.stderr)")
+    #expect(!result.stderr.dropLast().unicodeScalars.contains { $0.value < 0x20 })
+    #expect(result.stderr.contains(#"\x07\x1b]0;t\x07\x1b[2J"#), "\(result.stderr)")
+  }
+
+  // MARK: 7. Numbers at the edges never trap
+
+  @Test func aLockoutUntilCenturiesAheadStartsLockedForAtMostLockoutMaxSec() throws {
+    let dir = TempDir()
+    try FileManager.default.createDirectory(
+      atPath: dir.file("state"), withIntermediateDirectories: true)
+    dir.write("state/lockout", "default 0 1 99999999999999\nother 9223372036854775807 0 0\n")
+    let daemon = try RunningDaemon(
+      config: "[Lockout]\nLockoutMaxSec=120\n", recording: E2E.recording("1"), dir: dir)
+    let client = try daemon.connect()
+    #expect(
+      E2E.waitUntil(timeout: 5) {
+        let keypads = (try? client.status())?["keypads"] as? [[String: Any]] ?? []
+        return keypads.contains { $0.string("state") == "locked" }
+      })
+    let keypad = try #require((try client.status()?["keypads"] as? [[String: Any]])?.first)
+    #expect((1...120).contains(keypad.int("locked_seconds") ?? -1), "\(keypad)")
+    #expect(daemon.stop() == 0)
+  }
+
+  @Test func failuresAtInt64MaxThenADenialLocksInsteadOfCrashing() throws {
+    let dir = TempDir()
+    try FileManager.default.createDirectory(
+      atPath: dir.file("state"), withIntermediateDirectories: true)
+    dir.write("state/lockout", "default 9223372036854775807 0 0\n")
+    let daemon = try RunningDaemon(recording: E2E.recording("1234\n", firstGap: 1.0), dir: dir)
+    let client = try daemon.connect()
+    let code = try #require(try client.waitFor("code", timeout: 10)).message
+    client.send(json: ["type": "verdict", "id": code.string("id")!, "result": "denied"])
+    #expect(try client.waitFor("lockout", timeout: 5) != nil)
+    #expect(try client.status() != nil)
+    #expect(daemon.stop() == 0)
+  }
+
+  @Test func aCorruptStateLineIsNotKeptAsAKeypadOnceItsLockEnds() throws {
+    let dir = TempDir()
+    try FileManager.default.createDirectory(
+      atPath: dir.file("state"), withIntermediateDirectories: true)
+    dir.write("state/lockout", "ghost x 1 0\n")
+    let daemon = try RunningDaemon(
+      config: "[Lockout]\nLockoutSec=1\n", recording: E2E.recording("1234\n", firstGap: 2.0),
+      dir: dir)
+    #expect(daemon.log.contains("line 1 is not NAME FAILURES LEVEL UNTIL"))
+    let client = try daemon.connect()
+    let code = try #require(try client.waitFor("code", timeout: 10)).message
+    client.send(json: ["type": "verdict", "id": code.string("id")!, "result": "denied"])
+    #expect(try client.waitFor("verdict", timeout: 5) != nil)
+    #expect(E2E.waitUntil(timeout: 3) { dir.read("state/lockout").contains("default 1 0 0") })
+    #expect(!dir.read("state/lockout").contains("ghost"), "\(dir.read("state/lockout"))")
+    #expect(daemon.stop() == 0)
+  }
+
+  @Test func aRecordingTimeOf9223372037SecondsIsRefusedWithItsLine() throws {
+    let daemon = try RunningDaemon(
+      recording: "E: 9223372037.000000 0001 004f 0001\n", waitForSocket: false)
+    #expect(daemon.waitExit(timeout: 5) == 69)
+    #expect(
+      daemon.log.contains(":1: time 9223372037.000000 is past the largest one"), "\(daemon.log)")
+  }
+
+  @Test(arguments: [false, true])
+  func recordedEventsTwoToThe63NanosecondsApartDoNotCrash(fast: Bool) throws {
+    let recording = """
+      E: 0.000000 0001 0002 0001
+      E: 0.000000 0000 0000 0000
+      E: 9223372035.999999 0001 0002 0000
+      E: 9223372035.999999 0000 0000 0000
+
+      """
+    let daemon = try RunningDaemon(recording: recording, fast: fast)
+    let client = try daemon.connect()
+    E2E.sleep(0.5)
+    #expect(try client.status() != nil)
+    #expect(daemon.isRunning)
+    #expect(daemon.stop() == 0)
+  }
+
+  // MARK: 9. A FIFO in place of a file is refused at once
+
+  @Test func aFIFOAsTheConfigurationIsRefusedAtOnce() throws {
+    let dir = TempDir()
+    let fifo = dir.file("pinpadd.conf")
+    #expect(mkfifo(fifo, 0o600) == 0)
+    let result = try runProgram(E2E.pinpadd, ["--check-config", "--config", fifo], timeout: 5)
+    #expect(result.status == 78)
+    #expect(result.stderr.contains("\(fifo): cannot read: not a regular file but a FIFO"))
+  }
+
+  @Test func aFIFODropInOnReloadIsRefusedAndTheDaemonKeepsRunning() throws {
+    let daemon = try RunningDaemon()
+    try FileManager.default.createDirectory(
+      atPath: daemon.configPath + ".d", withIntermediateDirectories: true)
+    #expect(mkfifo(daemon.configPath + ".d/50-fifo.conf", 0o600) == 0)
+    daemon.signal(SIGHUP)
+    #expect(E2E.waitUntil(timeout: 3) { daemon.log.contains("reload failed") })
+    #expect(daemon.log.contains("50-fifo.conf: cannot read: not a regular file but a FIFO"))
+    let client = try daemon.connect()
+    #expect(try client.status() != nil)
+    #expect(daemon.stop() == 0)
+  }
+
+  @Test func aFIFOAsTheStateFileLocksConservativelyAndIsReplacedBySaving() throws {
+    let dir = TempDir()
+    try FileManager.default.createDirectory(
+      atPath: dir.file("state"), withIntermediateDirectories: true)
+    #expect(mkfifo(dir.file("state/lockout"), 0o600) == 0)
+    #expect(mkfifo(dir.file("state/lockout.tmp"), 0o600) == 0)
+    let daemon = try RunningDaemon(
+      config: "[Lockout]\nLockoutSec=1\n", recording: E2E.recording("1234\n", firstGap: 2.5),
+      dir: dir)
+    #expect(daemon.log.contains("not a regular file but a FIFO"), "\(daemon.log)")
+    let client = try daemon.connect()
+    let code = try #require(try client.waitFor("code", timeout: 10)).message
+    client.send(json: ["type": "verdict", "id": code.string("id")!, "result": "denied"])
+    #expect(try client.waitFor("verdict", timeout: 5) != nil)
+    // Never read while it may still be the FIFO: that would block the test.
+    let saved = dir.file("state/lockout")
+    #expect(
+      E2E.waitUntil(timeout: 3) {
+        isRegularFile(saved) && dir.read("state/lockout").contains("default 1 ")
+      })
+    #expect(daemon.stop() == 0)
+  }
+
+  @Test func aFIFOAsTheFontFailsTheStartAtOnce() throws {
+    let dir = TempDir()
+    let fifo = dir.file("font.psf")
+    #expect(mkfifo(fifo, 0o600) == 0)
+    let daemon = try RunningDaemon(
+      config: "[Display]\nFont=\(fifo)\n", display: "snapshot:" + dir.file("frames"), dir: dir,
+      waitForSocket: false)
+    #expect(daemon.waitExit(timeout: 5) == 69)
+    #expect(daemon.log.contains("cannot read font \(fifo): not a regular file but a FIFO"))
+  }
+
+  // MARK: 10. Unknown explicit names in [Socket], the same everywhere
+
+  static let unknownNames: [(text: String, message: String)] = [
+    ("Group=nosuchgroup", "Group=nosuchgroup: no such group"),
+    ("AllowUsers=root nosuchuser", "AllowUsers: no such user nosuchuser"),
+    ("AllowGroups=nosuchgroup", "AllowGroups: no such group nosuchgroup"),
+  ]
+
+  @Test(arguments: unknownNames)
+  func anUnknownNameFailsTheCheckTheStartAndAReload(text: String, message: String) throws {
+    let config = "[Socket]\n# comment\n\(text)\n"
+    // --check-config
+    let dir = TempDir()
+    let path = dir.write("pinpadd.conf", config)
+    let check = try runProgram(E2E.pinpadd, ["--check-config", "--config", path])
+    #expect(check.status == 78)
+    #expect(check.stderr == "\(path):3: \(message)\n")
+    // start
+    let start = try RunningDaemon(config: config, waitForSocket: false)
+    #expect(start.waitExit(timeout: 5) == 78)
+    #expect(start.log.contains("\(start.configPath):3: \(message)"), "\(start.log)")
+    #expect(!FileManager.default.fileExists(atPath: start.socket))
+    // reload
+    let running = try RunningDaemon()
+    _ = running.dir.write("pinpadd.conf", config)
+    running.signal(SIGHUP)
+    #expect(E2E.waitUntil(timeout: 3) { running.log.contains("reload failed") })
+    #expect(running.log.contains("\(running.configPath):3: \(message)"))
+    #expect(!running.log.contains("configuration reloaded"))
+    #expect(try running.connect().status() != nil)
+    #expect(running.stop() == 0)
+  }
+
+  // MARK: 12. The small ones
+
+  @Test func anEmptyConfigPathIsAUsageError() throws {
+    let result = try runProgram(E2E.pinpadd, ["--check-config", "--config", ""])
+    #expect(result.status == 64)
+    #expect(result.stderr.contains("--config needs a file name"))
+  }
+
+  @Test func anEmptyAllowedDigitsIsAConfigurationError() throws {
+    let dir = TempDir()
+    let path = dir.write("pinpadd.conf", "[Entry]\nAllowedDigits=\n")
+    let result = try runProgram(E2E.pinpadd, ["--check-config", "--config", path])
+    #expect(result.status == 78)
+    #expect(result.stderr.hasPrefix("\(path):2: AllowedDigits= is empty"), "\(result.stderr)")
+  }
+
+  @Test func statusNamesAFastReplayAsReplayFast() throws {
+    let daemon = try RunningDaemon(fast: true)
+    let inputs = try #require(try daemon.connect().status()?["inputs"] as? [String])
+    #expect(inputs.count == 1)
+    #expect(inputs.first?.hasPrefix("replay-fast:") == true, "\(inputs)")
+    #expect(daemon.stop() == 0)
+  }
+
+  @Test func aNumberBeyondADoubleIsOutOfRangeNotMalformed() throws {
+    let daemon = try RunningDaemon()
+    let client = try daemon.connect()
+    client.send("{\"type\":\"status\",\"n\":1e400}\n")
+    let error = try #require(try client.waitFor("error", timeout: 3)).message
+    #expect(error.string("reason")?.hasPrefix("number out of range") == true, "\(error)")
+    #expect(try client.status() != nil)
+    #expect(daemon.stop() == 0)
+  }
+}
+
+/// True when `path` is a regular file (a FIFO is never opened to find out).
+func isRegularFile(_ path: String) -> Bool {
+  var info = stat()
+  return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+}
+
+/// A pseudo-terminal of a given width: the daemon draws on its follower side (by
+/// path), the test reads the leader.
+final class DisplayTerminal {
+  let leader: Int32
+  let followerPath: String
+
+  init(columns: UInt16) throws {
+    // posix_openpt and friends need _XOPEN_SOURCE, which the Glibc module lacks.
+    typealias Open = @convention(c) (Int32) -> Int32
+    typealias Name = @convention(c) (Int32) -> UnsafeMutablePointer<CChar>?
+    func symbol<T>(_ name: String, as: T.Type) -> T {
+      unsafeBitCast(dlsym(UnsafeMutableRawPointer(bitPattern: 0), name)!, to: T.self)
+    }
+    leader = symbol("posix_openpt", as: Open.self)(O_RDWR | O_NOCTTY)
+    guard leader >= 0, symbol("grantpt", as: Open.self)(leader) == 0,
+      symbol("unlockpt", as: Open.self)(leader) == 0,
+      let name = symbol("ptsname", as: Name.self)(leader)
+    else { throw ClientError("no pseudo-terminal") }
+    followerPath = String(cString: name)
+    var size = winsize(ws_row: 24, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0)
+    _ = ioctl(leader, UInt(TIOCSWINSZ), &size)
+    _ = fcntl(leader, F_SETFL, fcntl(leader, F_GETFL) | O_NONBLOCK)
+  }
+  deinit { Glibc.close(leader) }
+
+  /// Everything written so far, read until nothing more came for `settle` seconds.
+  func readAvailable(settle: Double) -> String {
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    var quietSince = E2E.now()
+    while E2E.now() - quietSince < settle {
+      let n = read(leader, &chunk, chunk.count)
+      if n > 0 {
+        bytes += chunk[0..<n]
+        quietSince = E2E.now()
+      } else {
+        E2E.sleep(0.02)
+      }
+    }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+}
