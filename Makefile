@@ -120,8 +120,11 @@ install: $(if $(filter release,$(INSTALL_CONFIGURATION)),release,build)
 # architecture: on an arm64 Debian 12 with swift.org's aarch64 toolchain the same command
 # gives pinpadd_VERSION_arm64.deb). Output: ./pinpadd_VERSION_ARCH.deb and the detached
 # debug symbols ./pinpadd-dbgsym_VERSION_ARCH.deb.
+DEB_LEFTOVERS := debian/pinpadd debian/.debhelper debian/files debian/*.substvars \
+  debian/debhelper-build-stamp debian/*.debhelper debian/*.debhelper.log
+
 deb: deb-deps release
-	rm -f pinpadd_*.deb pinpadd-dbgsym_*.deb
+	rm -rf pinpadd_*.deb pinpadd-dbgsym_*.deb $(DEB_LEFTOVERS)
 	debian/rules binary
 
 format:
@@ -129,4 +132,4 @@ format:
 
 clean:
 	rm -rf .build $(RUNDIR) .deps-stamp pinpadd_*.deb pinpadd-dbgsym_*.deb
-	rm -rf debian/pinpadd debian/.debhelper debian/files debian/*.substvars debian/debhelper-build-stamp
+	rm -rf $(DEB_LEFTOVERS)
