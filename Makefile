@@ -2,7 +2,8 @@
 #
 #   make run       set up, build, and run pinpadd on this terminal (no keypad needed)
 #   make test      set up and run every test (unit, end-to-end, the unit-file checks
-#                  (systemd-analyze verify/security) and the QEMU system tests)
+#                  (systemd-analyze verify/security), the package checks
+#                  (tests/package.sh) and the QEMU system tests)
 #   make install DESTDIR=... PREFIX=/usr   the release build (Swift runtime linked in)
 #   make deb       pinpadd_VERSION_ARCH.deb with debhelper (debian/), for apt-get install
 #

@@ -87,10 +87,13 @@ run_case() {
     # A clean Debian 12 root with the package installed (lib/clean-root.sh).
     stamp "case $name: preparing the clean root"
     local t0=$SECONDS
-    if ! "$here/lib/clean-root.sh" "$run/root" "$scratch" "$root" >"$run/setup.log" 2>&1; then
+    # It needs root (mmdebstrap, chroot, files owned by root): sudo when not root.
+    local sudo=()
+    [[ $(id -u) -eq 0 ]] || sudo=(sudo)
+    if ! "${sudo[@]}" "$here/lib/clean-root.sh" "$run/root" "$scratch" "$root" >"$run/setup.log" 2>&1; then
       cat "$run/setup.log"
       stamp "case $name: clean root setup failed"
-      rm -rf "$run"
+      "${sudo[@]}" rm -rf "$run"
       return 1
     fi
     tail -5 "$run/setup.log"
@@ -134,6 +137,8 @@ run_case() {
   stamp "case $name: guest exit $rc, host driver exit $driver_rc"
   if [[ ${RIG_KEEP:-} == 1 ]]; then
     stamp "kept $run"
+  elif [[ -d $run/root && $(id -u) -ne 0 ]]; then
+    sudo rm -rf "$run"
   else
     rm -rf "$run"
   fi
