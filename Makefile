@@ -20,14 +20,15 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # What `make install` and `make deb` ship: a release build with the Swift runtime linked
 # in statically and no RUNPATH, so a device needs no toolchain, only libudev, libevdev,
-# libcrypt, zlib, libstdc++ and libc. Binaries are stripped on install (debian/rules
-# installs them unstripped so that dh_strip keeps the symbols in pinpadd-dbgsym).
+# libcrypt, zlib, libstdc++ and libc; linked with -z now (full RELRO). Binaries are
+# stripped on install (debian/rules installs them unstripped so that dh_strip keeps the
+# symbols in pinpadd-dbgsym).
 # `make install INSTALL_CONFIGURATION=debug` installs the debug build instead: it only
 # runs where the toolchain's libraries are (/opt/swift).
 INSTALL_CONFIGURATION ?= release
 INSTALL_BIN := .build/$(INSTALL_CONFIGURATION)
 INSTALL_STRIP ?= $(if $(filter release,$(INSTALL_CONFIGURATION)),-s)
-RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath
+RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now
 # Every unit in systemd/ is installed (and so packaged): a new unit needs no line here.
 UNITS := $(notdir $(wildcard systemd/*.service systemd/*.socket))
 

@@ -1,9 +1,9 @@
 #!/bin/bash
 # Checks the Debian package that `make deb` built, file by file (run by `make test`):
 #  * its files (dpkg-deb -c): exactly the list below plus every unit in systemd/, with
-#    their modes; the binaries stripped, without RUNPATH/RPATH, needing only Debian's
-#    libraries, and running with /opt/swift hidden (a tmpfs over it, in a mount
-#    namespace of their own);
+#    their modes; the binaries stripped, without RUNPATH/RPATH, linked with -z now,
+#    needing only Debian's libraries, and running with /opt/swift hidden (a tmpfs over
+#    it, in a mount namespace of their own);
 #  * control fields: version = debian/changelog = the programs' own version, the
 #    architecture of this machine, Depends from dpkg-shlibdeps (libudev1, libevdev2,
 #    libcrypt1 ...) plus sysusers, nothing from a Swift toolchain;
@@ -74,6 +74,7 @@ for bin in usr/sbin/pinpadd usr/bin/pinpadctl; do
   if grep -qE 'RUNPATH|RPATH' <<<"$dynamic"; then
     fail "$bin has a library search path: $(grep -E 'RUNPATH|RPATH' <<<"$dynamic")"
   fi
+  grep -q 'BIND_NOW' <<<"$dynamic" || fail "$bin is not linked with -z now"
   needed=$(sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' <<<"$dynamic")
   others=$(grep -vE "$allowed" <<<"$needed" || true)
   [[ -z $others ]] || fail "$bin needs libraries outside Debian's base set: $others"
@@ -83,7 +84,7 @@ for bin in usr/sbin/pinpadd usr/bin/pinpadctl; do
     fail "$bin is not stripped"
   fi
 done
-pass "binaries: stripped, no RUNPATH, needs only $(echo $needed | tr ' ' ',')"
+pass "binaries: stripped, no RUNPATH, BIND_NOW, needs only $(echo $needed | tr ' ' ',')"
 
 # The programs run without the toolchain: a tmpfs hides /opt/swift (when it exists).
 hide='true'
