@@ -90,9 +90,11 @@ test: test-deps
 	tests/package.sh pinpadd_*.deb
 	tests/system/run.sh all
 
-# Only the QEMU system tests (a real kernel with USB keyboards, udev and a framebuffer).
+# Only the QEMU system tests (a real kernel with USB keyboards, udev and a framebuffer;
+# clean-system installs the package that `make deb` builds).
 test-system: test-deps
 	$(SWIFT) build
+	$(MAKE) deb
 	tests/system/run.sh all
 
 # Benchmarks print figures (and ratios against a baseline from the same run); they
