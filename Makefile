@@ -3,8 +3,10 @@
 #   make run       set up, build, and run pinpadd on this terminal (no keypad needed)
 #                  with a demo controller that grants 1234
 #   make test      set up and run every test (unit, end-to-end, the unit-file checks
-#                  (systemd-analyze verify/security) and the QEMU system tests)
-#   make install DESTDIR=... PREFIX=/usr
+#                  (systemd-analyze verify/security), the package checks
+#                  (tests/package.sh) and the QEMU system tests)
+#   make install DESTDIR=... PREFIX=/usr   the release build (Swift runtime linked in)
+#   make deb       pinpadd_VERSION_ARCH.deb with debhelper (debian/), for apt-get install
 #
 # The set-up step installs Debian 12 packages with apt-get (as root, or through sudo).
 # The Swift 6.3 toolchain itself must already be on PATH (swift.org's Linux build).
@@ -17,13 +19,30 @@ BIN := .build/$(CONFIGURATION)
 RUNDIR := $(CURDIR)/run
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
+# What `make install` and `make deb` ship: a release build with the Swift runtime linked
+# in statically and no RUNPATH, so a device needs no toolchain, only libudev, libevdev,
+# libcrypt, zlib, libstdc++ and libc; linked with -z now (full RELRO). Binaries are
+# stripped on install (debian/rules installs them unstripped so that dh_strip keeps the
+# symbols in pinpadd-dbgsym).
+# `make install INSTALL_CONFIGURATION=debug` installs the debug build instead: it only
+# runs where the toolchain's libraries are (/opt/swift).
+INSTALL_CONFIGURATION ?= release
+INSTALL_BIN := .build/$(INSTALL_CONFIGURATION)
+INSTALL_STRIP ?= $(if $(filter release,$(INSTALL_CONFIGURATION)),-s)
+RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now
+# Every unit in systemd/ is installed (and so packaged): a new unit needs no line here.
+UNITS := $(notdir $(wildcard systemd/*.service systemd/*.socket))
+
 # Build dependencies, then what the tests use: real Debian console fonts, QEMU with a
 # kernel and busybox for the system tests, evemu and socat as real tools in the guest.
 BUILD_DEPS := pkg-config libevdev-dev libudev-dev libcrypt-dev zlib1g-dev
+# Packaging: debhelper builds the .deb, lintian checks it, mmdebstrap makes the clean
+# Debian 12 root the package is installed into under QEMU.
+DEB_DEPS := debhelper dpkg-dev
 TEST_DEPS := console-setup-linux kbd util-linux systemd python3 evemu-tools socat \
-             qemu-system-x86 linux-image-amd64 busybox-static
+             qemu-system-x86 linux-image-amd64 busybox-static groff-base $(DEB_DEPS) lintian mmdebstrap
 
-.PHONY: all build deps test-deps run listen test test-system bench install format clean
+.PHONY: all build release deps deb-deps test-deps run listen test test-system bench install deb format clean
 
 all: build
 
@@ -35,6 +54,11 @@ all: build
 
 deps: .deps-stamp
 
+deb-deps: deps
+	@if ! dpkg -s $(DEB_DEPS) >/dev/null 2>&1; then \
+	  $(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEB_DEPS); \
+	fi
+
 test-deps: deps
 	@if ! dpkg -s $(TEST_DEPS) >/dev/null 2>&1; then \
 	  $(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(TEST_DEPS); \
@@ -42,6 +66,9 @@ test-deps: deps
 
 build: deps
 	$(SWIFT) build -c $(CONFIGURATION)
+
+release: deps
+	$(SWIFT) build $(RELEASE_FLAGS)
 
 # pinpadd reading this terminal and drawing on it, with a demo controller that grants
 # the code 1234 (DEMO=no: none; answer by hand within VerdictTimeoutSec, 10 s).
@@ -57,11 +84,15 @@ test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	tests/systemd-units.sh
+	$(MAKE) deb
+	tests/package.sh pinpadd_*.deb
 	tests/system/run.sh all
 
-# Only the QEMU system tests (a real kernel with USB keyboards, udev and a framebuffer).
+# Only the QEMU system tests (a real kernel with USB keyboards, udev and a framebuffer;
+# clean-system installs the package that `make deb` builds).
 test-system: test-deps
 	$(SWIFT) build
+	$(MAKE) deb
 	tests/system/run.sh all
 
 # Benchmarks print figures (and ratios against a baseline from the same run); they
@@ -69,23 +100,38 @@ test-system: test-deps
 bench: deps
 	PINPADD_BENCHMARK=1 $(SWIFT) test -c release --filter RedrawTimingTests
 
-install: build
+install: $(if $(filter release,$(INSTALL_CONFIGURATION)),release,build)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/sbin
-	install -m 0755 $(BIN)/pinpadd $(DESTDIR)$(PREFIX)/sbin/pinpadd
-	install -m 0755 $(BIN)/pinpadctl $(DESTDIR)$(PREFIX)/bin/pinpadctl
+	install -m 0755 $(INSTALL_STRIP) $(INSTALL_BIN)/pinpadd $(DESTDIR)$(PREFIX)/sbin/pinpadd
+	install -m 0755 $(INSTALL_STRIP) $(INSTALL_BIN)/pinpadctl $(DESTDIR)$(PREFIX)/bin/pinpadctl
 	install -d $(DESTDIR)/lib/systemd/system $(DESTDIR)/lib/udev/rules.d $(DESTDIR)/etc/pinpadd
-	sed 's|@SBINDIR@|$(PREFIX)/sbin|g' systemd/pinpadd.service > $(DESTDIR)/lib/systemd/system/pinpadd.service
-	install -m 0644 systemd/pinpadd.socket $(DESTDIR)/lib/systemd/system/pinpadd.socket
+	for unit in $(UNITS); do \
+	  sed -e 's|@SBINDIR@|$(PREFIX)/sbin|g' -e 's|@BINDIR@|$(PREFIX)/bin|g' systemd/$$unit \
+	    > $(DESTDIR)/lib/systemd/system/$$unit && chmod 0644 $(DESTDIR)/lib/systemd/system/$$unit; \
+	done
 	install -m 0644 udev-rules/70-pinpadd.rules $(DESTDIR)/lib/udev/rules.d/70-pinpadd.rules
 	install -m 0644 examples/pinpadd.conf $(DESTDIR)/etc/pinpadd/pinpadd.conf.example
 	install -d $(DESTDIR)/usr/lib/sysusers.d
 	install -m 0644 systemd/pinpadd.sysusers $(DESTDIR)/usr/lib/sysusers.d/pinpadd.conf
-	install -d $(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(PREFIX)/share/man/man1
+	install -d $(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0644 man/pinpadd.8 $(DESTDIR)$(PREFIX)/share/man/man8/pinpadd.8
+	install -m 0644 man/pinpadd.conf.5 $(DESTDIR)$(PREFIX)/share/man/man5/pinpadd.conf.5
 	install -m 0644 man/pinpadctl.1 $(DESTDIR)$(PREFIX)/share/man/man1/pinpadctl.1
+
+# The Debian package, built by debhelper from debian/ (nothing in it is specific to an
+# architecture: on an arm64 Debian 12 with swift.org's aarch64 toolchain the same command
+# gives pinpadd_VERSION_arm64.deb). Output: ./pinpadd_VERSION_ARCH.deb and the detached
+# debug symbols ./pinpadd-dbgsym_VERSION_ARCH.deb.
+DEB_LEFTOVERS := debian/pinpadd debian/.debhelper debian/files debian/*.substvars \
+  debian/debhelper-build-stamp debian/*.debhelper debian/*.debhelper.log
+
+deb: deb-deps release
+	rm -rf pinpadd_*.deb pinpadd-dbgsym_*.deb $(DEB_LEFTOVERS)
+	debian/rules binary
 
 format:
 	$(SWIFT) format -i -r Sources Tests Package.swift
 
 clean:
-	rm -rf .build $(RUNDIR) .deps-stamp
+	rm -rf .build $(RUNDIR) .deps-stamp pinpadd_*.deb pinpadd-dbgsym_*.deb
+	rm -rf $(DEB_LEFTOVERS)

@@ -1,11 +1,12 @@
 #!/bin/bash
 # Host-side checks of the shipped systemd units, no QEMU needed (run by `make test`):
-#  * `systemd-analyze verify` of pinpadd.service + pinpadd.socket, with @SBINDIR@
-#    substituted by a temporary folder holding a stand-in pinpadd (verify insists that
-#    ExecStart= is executable) and man pages not looked up (--man=no);
-#  * `systemd-analyze security --offline=yes` of the service, installed in a temporary
-#    root (--root=) the way `make install PREFIX=/usr` lays it out: the overall exposure
-#    must be <= 2.0 (SPEC §6).
+#  * `systemd-analyze verify` of every unit in systemd/ (pinpadd.service, pinpadd.socket,
+#    pinpadd-serve.service ...), with @SBINDIR@/@BINDIR@ substituted by a temporary
+#    folder holding stand-in programs (verify insists that ExecStart= is executable)
+#    and man pages not looked up (--man=no);
+#  * `systemd-analyze security --offline=yes` of every service, installed in a
+#    temporary root (--root=) the way `make install PREFIX=/usr` lays it out: the
+#    overall exposure of each must be <= 2.0 (SPEC §6).
 # Usage: tests/systemd-units.sh [MAX_EXPOSURE]   (default 2.0)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -22,18 +23,24 @@ trap 'rm -rf "$work"' EXIT
 fail=0
 
 # --- verify -------------------------------------------------------------------------
-mkdir -p "$work/verify/sbin"
+mkdir -p "$work/verify/sbin" "$work/verify/bin"
 printf '#!/bin/sh\nexit 0\n' >"$work/verify/sbin/pinpadd"
-chmod 0755 "$work/verify/sbin/pinpadd"
-sed "s|@SBINDIR@|$work/verify/sbin|g" "$src/systemd/pinpadd.service" >"$work/verify/pinpadd.service"
-cp "$src/systemd/pinpadd.socket" "$work/verify/pinpadd.socket"
-if grep -q '@[A-Z]*@' "$work/verify/pinpadd.service" "$work/verify/pinpadd.socket"; then
-  echo "systemd-units: FAIL: a placeholder other than @SBINDIR@ is left in the units" >&2
+cp "$work/verify/sbin/pinpadd" "$work/verify/bin/pinpadctl"
+chmod 0755 "$work/verify/sbin/pinpadd" "$work/verify/bin/pinpadctl"
+units=()
+services=()
+for unit in "$src"/systemd/*.service "$src"/systemd/*.socket; do
+  name=$(basename "$unit")
+  sed -e "s|@SBINDIR@|$work/verify/sbin|g" -e "s|@BINDIR@|$work/verify/bin|g" "$unit" >"$work/verify/$name"
+  units+=("$work/verify/$name")
+  [[ $name == *.service ]] && services+=("$name")
+done
+if grep -q '@[A-Z]*@' "${units[@]}"; then
+  echo "systemd-units: FAIL: a placeholder other than @SBINDIR@/@BINDIR@ is left in the units" >&2
   fail=1
 fi
 # verify prints problems on stderr (exit status 0 for some warnings): any output fails.
-out=$(SYSTEMD_LOG_LEVEL=notice systemd-analyze verify --man=no \
-  "$work/verify/pinpadd.service" "$work/verify/pinpadd.socket" 2>&1) || {
+out=$(SYSTEMD_LOG_LEVEL=notice systemd-analyze verify --man=no "${units[@]}" 2>&1) || {
   echo "$out" >&2
   echo "systemd-units: FAIL: systemd-analyze verify exited non-zero" >&2
   fail=1
@@ -43,31 +50,35 @@ if [[ -n $out ]]; then
   echo "systemd-units: FAIL: systemd-analyze verify reported problems" >&2
   fail=1
 else
-  echo "systemd-units: verify clean"
+  echo "systemd-units: verify clean (${#units[@]} units)"
 fi
 
 # --- security -----------------------------------------------------------------------
 root=$work/root
-mkdir -p "$root/usr/sbin" "$root/etc/systemd/system"
+mkdir -p "$root/usr/sbin" "$root/usr/bin" "$root/etc/systemd/system"
 cp "$work/verify/sbin/pinpadd" "$root/usr/sbin/pinpadd"
-sed 's|@SBINDIR@|/usr/sbin|g' "$src/systemd/pinpadd.service" >"$root/etc/systemd/system/pinpadd.service"
-cp "$src/systemd/pinpadd.socket" "$root/etc/systemd/system/pinpadd.socket"
-report=$(systemd-analyze security --offline=yes --root="$root" --no-pager pinpadd.service 2>&1) || {
-  echo "$report" >&2
-  echo "systemd-units: FAIL: systemd-analyze security failed" >&2
-  exit 1
-}
-score=$(sed -n 's/.*Overall exposure level for pinpadd.service: \([0-9.]*\).*/\1/p' <<<"$report")
-if [[ -z $score ]]; then
-  echo "$report" >&2
-  echo "systemd-units: FAIL: no exposure level in systemd-analyze security's output" >&2
-  exit 1
-fi
-if awk -v s="$score" -v m="$max" 'BEGIN { exit !(s + 0 <= m + 0) }'; then
-  echo "systemd-units: security exposure $score <= $max"
-else
-  grep '✗' <<<"$report" >&2 || true
-  echo "systemd-units: FAIL: security exposure $score > $max" >&2
-  fail=1
-fi
+cp "$work/verify/bin/pinpadctl" "$root/usr/bin/pinpadctl"
+for unit in "$src"/systemd/*.service "$src"/systemd/*.socket; do
+  sed -e 's|@SBINDIR@|/usr/sbin|g' -e 's|@BINDIR@|/usr/bin|g' "$unit" >"$root/etc/systemd/system/$(basename "$unit")"
+done
+for service in "${services[@]}"; do
+  report=$(systemd-analyze security --offline=yes --root="$root" --no-pager "$service" 2>&1) || {
+    echo "$report" >&2
+    echo "systemd-units: FAIL: systemd-analyze security $service failed" >&2
+    exit 1
+  }
+  score=$(sed -n "s/.*Overall exposure level for $service: \([0-9.]*\).*/\1/p" <<<"$report")
+  if [[ -z $score ]]; then
+    echo "$report" >&2
+    echo "systemd-units: FAIL: no exposure level for $service in systemd-analyze security's output" >&2
+    exit 1
+  fi
+  if awk -v s="$score" -v m="$max" 'BEGIN { exit !(s + 0 <= m + 0) }'; then
+    echo "systemd-units: $service security exposure $score <= $max"
+  else
+    grep '✗' <<<"$report" >&2 || true
+    echo "systemd-units: FAIL: $service security exposure $score > $max" >&2
+    fail=1
+  fi
+done
 exit $fail

@@ -14,7 +14,9 @@
 # folder (console.log, scratch/), RIG_NO_INSTALL=1 skips installing missing packages.
 # A case may add QEMU arguments with lines `# rig-qemu: -device usb-tablet`, and boot the
 # host's systemd as PID 1 instead of running in a chroot with `# rig-boot: systemd`
-# (lib/boot-systemd.sh: the case runs once with argument `setup` before the boot).
+# (lib/boot-systemd.sh: the case runs once with argument `setup` before the boot), or
+# a clean Debian 12 root with `# rig-boot: clean` (lib/clean-root.sh: made with
+# mmdebstrap, cached; the case's `setup` runs in a chroot of it on the host).
 # Exit status: 0 when every case's guest script exited 0 and its host driver too.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,7 +39,7 @@ done
 
 ensure_packages() {
   local missing=() p
-  for p in qemu-system-x86 linux-image-amd64 busybox-static evemu-tools cpio python3; do
+  for p in qemu-system-x86 linux-image-amd64 busybox-static evemu-tools cpio python3 mmdebstrap; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
   done
   [[ ${#missing[@]} -eq 0 ]] && return
@@ -81,6 +83,23 @@ run_case() {
   extra=($(sed -n 's/^# rig-qemu: //p' "$here/cases/$name.sh"))
   local boot
   boot=$(sed -n 's/^# rig-boot: *\([a-z]*\).*/\1/p' "$here/cases/$name.sh" | head -1)
+  if [[ $boot == clean ]]; then
+    # A clean Debian 12 root with the package installed (lib/clean-root.sh).
+    stamp "case $name: preparing the clean root"
+    local t0=$SECONDS
+    # It needs root (mmdebstrap, chroot, files owned by root): sudo when not root.
+    local sudo=()
+    [[ $(id -u) -eq 0 ]] || sudo=(sudo)
+    if ! "${sudo[@]}" "$here/lib/clean-root.sh" "$run/root" "$scratch" "$root" >"$run/setup.log" 2>&1; then
+      cat "$run/setup.log"
+      stamp "case $name: clean root setup failed"
+      "${sudo[@]}" rm -rf "$run"
+      return 1
+    fi
+    tail -5 "$run/setup.log"
+    echo "clean_root_setup=$((SECONDS - t0))" >>"$scratch/timings"
+    extra+=(-virtfs "local,path=$run/root,mount_tag=root,security_model=none,multidevs=remap")
+  fi
   stamp "case $name: booting (run folder $run)"
   qemu-system-x86_64 -accel tcg -m 1024 -smp 1 -nographic -no-reboot \
     -kernel "/boot/vmlinuz-$kver" -initrd "$initramfs" \
@@ -118,6 +137,8 @@ run_case() {
   stamp "case $name: guest exit $rc, host driver exit $driver_rc"
   if [[ ${RIG_KEEP:-} == 1 ]]; then
     stamp "kept $run"
+  elif [[ -d $run/root && $(id -u) -ne 0 ]]; then
+    sudo rm -rf "$run"
   else
     rm -rf "$run"
   fi

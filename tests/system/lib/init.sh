@@ -8,7 +8,9 @@
 # rig.target that starts rig-case.service (the case script again, no argument, output on
 # /dev/ttyS0), and switch_roots into the host's systemd as PID 1; rig-case.service
 # writes the result file and powers off (lib/boot-systemd.sh).
-# Kernel command line: rig.scratch=HOST_PATH rig.source=WORKTREE [rig.boot=systemd]
+# With rig.boot=clean the root is instead a clean Debian 12 prepared on the host
+# (lib/clean-root.sh, lib/boot-clean.sh).
+# Kernel command line: rig.scratch=HOST_PATH rig.source=WORKTREE [rig.boot=systemd|clean]
 /bin/busybox --install -s /bin
 export PATH=/bin:/sbin
 mount -t proc proc /proc
@@ -29,6 +31,8 @@ for module in $(cat /modules/order); do
 done
 stamp "modules loaded"
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 host /host || { echo "rig: 9p host mount failed"; poweroff -f; }
+# rig.boot=clean: boot the clean root lib/clean-root.sh made instead (lib/boot-clean.sh).
+[ "$boot" = clean ] && . "/host$source/tests/system/lib/boot-clean.sh"
 mount -t tmpfs tmpfs /ovl
 mkdir -p /ovl/upper /ovl/work
 mount -t overlay overlay -o lowerdir=/host,upperdir=/ovl/upper,workdir=/ovl/work /newroot ||

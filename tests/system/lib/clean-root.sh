@@ -1,0 +1,109 @@
+#!/bin/bash
+# Prepares a clean Debian 12 root for a case with `# rig-boot: clean` (run by run.sh on
+# the host, as root, before QEMU starts):
+#  1. the root: `mmdebstrap --variant=minbase --include=systemd-sysv,udev bookworm`,
+#     made once and cached as a tarball in .build/system-tests (Debian's mirror is
+#     needed the first time), extracted into ROOT;
+#  2. the worktree's pinpadd_*.deb copied to ROOT/root, then `case.sh setup` run in a
+#     chroot of ROOT (cwd /root; proc, sys, dev and resolv.conf from the host) inside a
+#     mount namespace of its own, so nothing stays mounted when it ends;
+#  3. the boot: an empty fstab, a machine id, no getty, timers or first-boot prompts,
+#     and rig.target (basic.target + rig-case.service, which runs `case.sh` with its
+#     output on /dev/ttyS0, writes the result file and powers off).
+# lib/boot-clean.sh (in the initramfs) then mounts ROOT over 9p and boots its systemd.
+# Usage: clean-root.sh ROOT SCRATCH WORKTREE
+set -euo pipefail
+root=$1
+scratch=$2
+source=$3
+here=$(cd "$(dirname "$0")" && pwd)
+[[ $(id -u) -eq 0 ]] || { echo "rig: a clean root needs root (mmdebstrap, chroot)" >&2; exit 69; }
+for tool in mmdebstrap unshare chroot; do
+  command -v $tool >/dev/null || { echo "rig: $tool not found (apt-get install mmdebstrap)" >&2; exit 69; }
+done
+debs=("$source"/pinpadd_*.deb)
+[[ -f ${debs[0]} ]] || { echo "rig: no $source/pinpadd_*.deb (make deb)" >&2; exit 69; }
+
+cache=$source/.build/system-tests
+tarball=$cache/bookworm-minbase.tar
+if [[ ! -f $tarball ]]; then
+  echo "rig: making the clean Debian 12 root (mmdebstrap, once)"
+  start=$(date +%s)
+  mmdebstrap --quiet --format=tar --variant=minbase --include=systemd-sysv,udev bookworm "$tarball.tmp"
+  mv "$tarball.tmp" "$tarball"
+  echo "rig: mmdebstrap took $(($(date +%s) - start)) s"
+fi
+mkdir -p "$root"
+tar -C "$root" -xf "$tarball"
+cp "${debs[@]}" "$root/root/"
+
+# The case's setup (apt-get install ./pinpadd_*.deb) in a chroot, in a private mount
+# namespace: its mounts vanish with it, whatever happens.
+cp "$scratch/case.sh" "$root/root/rig-case-setup.sh"
+unshare -m --propagation private bash -euo pipefail -c '
+  root=$1
+  mount -t proc proc "$root/proc"
+  mount -t sysfs sysfs "$root/sys"
+  mount --rbind /dev "$root/dev"
+  cp -L /etc/resolv.conf "$root/etc/resolv.conf"
+  chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+    DEBIAN_FRONTEND=noninteractive RIG_SCRATCH="$2" \
+    /bin/bash -c "cd /root && exec /bin/bash /root/rig-case-setup.sh setup"
+' clean-root "$root" "$scratch"
+rm -f "$root/root/rig-case-setup.sh" "$root/etc/resolv.conf"
+
+# The boot.
+echo "# rig: nothing to mount" >"$root/etc/fstab"
+od -An -N16 -tx1 /dev/urandom | tr -d ' \n' >"$root/etc/machine-id"
+echo >>"$root/etc/machine-id"
+for unit in getty.target serial-getty@ttyS0.service systemd-firstboot.service timers.target \
+  apt-daily.timer apt-daily-upgrade.timer dpkg-db-backup.timer e2scrub_all.timer \
+  fstrim.timer systemd-tmpfiles-clean.timer systemd-update-utmp.service; do
+  ln -sf /dev/null "$root/etc/systemd/system/$unit"
+done
+mkdir -p "$scratch/lib"
+cp "$here/guest.sh" "$scratch/lib/guest.sh"
+rig_env="PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TERM=dumb"
+rig_env="$rig_env RIG_SCRATCH=$scratch RIG_LIB=$scratch/lib RIG_BOOT=clean"
+mkdir -p "$root/usr/local/sbin"
+cat >"$root/usr/local/sbin/rig-case" <<'EOT'
+#!/bin/bash
+# rig-case.service: the case, then the result file and an immediate poweroff.
+cd /root || exit 1
+/bin/bash "$RIG_SCRATCH/case.sh"
+rc=$?
+echo $rc >"$RIG_SCRATCH/result"
+echo "rig: $(cut -d' ' -f1 /proc/uptime)s case finished: $rc"
+sync
+systemctl --force --force poweroff
+EOT
+chmod 0755 "$root/usr/local/sbin/rig-case"
+{
+  cat <<'EOT'
+[Unit]
+Description=rig: the system-test case
+After=basic.target
+
+[Service]
+Type=exec
+ExecStart=/usr/local/sbin/rig-case
+EOT
+  for v in $rig_env; do echo "Environment=\"$v\""; done
+  cat <<'EOT'
+StandardInput=null
+StandardOutput=tty
+StandardError=inherit
+TTYPath=/dev/ttyS0
+TTYReset=no
+TTYVHangup=no
+EOT
+} >"$root/etc/systemd/system/rig-case.service"
+cat >"$root/etc/systemd/system/rig.target" <<'EOT'
+[Unit]
+Description=rig: basic system plus the case
+Requires=basic.target
+Wants=rig-case.service
+After=basic.target
+AllowIsolate=yes
+EOT
+ln -sf /etc/systemd/system/rig.target "$root/etc/systemd/system/default.target"
