@@ -17,10 +17,11 @@ RUNDIR := $(CURDIR)/run
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Build dependencies, then what the tests use: real Debian console fonts, QEMU with a
-# kernel and busybox for the system tests, evemu and socat as real tools in the guest.
-BUILD_DEPS := pkg-config libevdev-dev libudev-dev libcrypt-dev zlib1g-dev
+# kernel and busybox for the system tests, evemu and socat as real tools in the guest,
+# Mosquitto (broker, clients) and openssl for the MQTT bridge tests.
+BUILD_DEPS := pkg-config libevdev-dev libudev-dev libcrypt-dev zlib1g-dev libmosquitto-dev
 TEST_DEPS := console-setup-linux kbd util-linux systemd python3 evemu-tools socat \
-             qemu-system-x86 linux-image-amd64 busybox-static
+             qemu-system-x86 linux-image-amd64 busybox-static mosquitto mosquitto-clients openssl
 
 .PHONY: all build deps test-deps run listen test test-system bench install format clean
 
