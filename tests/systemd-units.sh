@@ -5,7 +5,8 @@
 #    ExecStart= is executable) and man pages not looked up (--man=no);
 #  * `systemd-analyze security --offline=yes` of the service, installed in a temporary
 #    root (--root=) the way `make install PREFIX=/usr` lays it out: the overall exposure
-#    must be <= 2.0 (SPEC §6).
+#    must be <= 2.0 (SPEC §6);
+#  * the same two checks for the MQTT bridge's pinpadd-mqtt.service (@BINDIR@).
 # Usage: tests/systemd-units.sh [MAX_EXPOSURE]   (default 2.0)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -68,6 +69,31 @@ if awk -v s="$score" -v m="$max" 'BEGIN { exit !(s + 0 <= m + 0) }'; then
 else
   grep '✗' <<<"$report" >&2 || true
   echo "systemd-units: FAIL: security exposure $score > $max" >&2
+  fail=1
+fi
+
+# --- the MQTT bridge's unit -----------------------------------------------------------
+mkdir -p "$work/verify/bin" "$root/usr/bin"
+printf '#!/bin/sh\nexit 0\n' >"$work/verify/bin/pinpadctl"
+chmod 0755 "$work/verify/bin/pinpadctl"
+cp "$work/verify/bin/pinpadctl" "$root/usr/bin/pinpadctl"
+sed "s|@BINDIR@|$work/verify/bin|g" "$src/systemd/pinpadd-mqtt.service" >"$work/verify/pinpadd-mqtt.service"
+out=$(SYSTEMD_LOG_LEVEL=notice systemd-analyze verify --man=no "$work/verify/pinpadd-mqtt.service" 2>&1) || fail=1
+if [[ -n $out ]] || grep -q '@[A-Z]*@' "$work/verify/pinpadd-mqtt.service"; then
+  echo "$out" >&2
+  echo "systemd-units: FAIL: systemd-analyze verify of pinpadd-mqtt.service reported problems" >&2
+  fail=1
+else
+  echo "systemd-units: pinpadd-mqtt.service verify clean"
+fi
+sed 's|@BINDIR@|/usr/bin|g' "$src/systemd/pinpadd-mqtt.service" >"$root/etc/systemd/system/pinpadd-mqtt.service"
+report=$(systemd-analyze security --offline=yes --root="$root" --no-pager pinpadd-mqtt.service 2>&1) || fail=1
+score=$(sed -n 's/.*Overall exposure level for pinpadd-mqtt.service: \([0-9.]*\).*/\1/p' <<<"$report")
+if [[ -n $score ]] && awk -v s="$score" -v m="$max" 'BEGIN { exit !(s + 0 <= m + 0) }'; then
+  echo "systemd-units: pinpadd-mqtt.service security exposure $score <= $max"
+else
+  grep '✗' <<<"$report" >&2 || echo "$report" >&2
+  echo "systemd-units: FAIL: pinpadd-mqtt.service security exposure ${score:-unknown} > $max" >&2
   fail=1
 fi
 exit $fail
