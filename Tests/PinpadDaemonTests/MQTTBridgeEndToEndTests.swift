@@ -174,6 +174,44 @@ struct MQTTBridgeEndToEndTests {
     #expect(code?.json?["code"] as? String == "8080", "\(door.bridge.log)")
     #expect(door.bridge.log.contains("lost the connection"))
     #expect(door.bridge.isRunning)
+    // The code typed during the outage was never queued for the new connection.
+    E2E.sleep(0.5)
+    #expect(!sub.messages.contains { $0.payload.contains("1357") })
+  }
+
+  @Test("daemon gone: TOPIC/status goes offline (retained); daemon back: online again")
+  func daemonRestart() throws {
+    let dir = TempDir()
+    let broker = try Broker(dir: dir)
+    let sub = try Subscriber(broker, "pinpadd/door1/status", dir: dir)
+    var door: Device? = try Self.device(broker, dir: dir)
+    let bridge = door!.bridge
+    let online = try #require(sub.waitForIndex("pinpadd/door1/status") { $0.payload == "online" })
+    door = nil  // SIGKILLs the daemon; the bridge stays
+    let offline = try #require(
+      sub.waitForIndex("pinpadd/door1/status", after: online) { $0.payload == "offline" },
+      "\(bridge.log)")
+    #expect(try broker.retained("pinpadd/door1/status").map(\.payload) == ["offline"])
+    #expect(bridge.isRunning)
+    let again = try TypedDaemon(
+      config: mqttSection(broker: "mqtt://127.0.0.1:\(broker.port)", topic: "pinpadd/door1"),
+      dir: dir)
+    _ = again
+    #expect(
+      sub.waitForIndex("pinpadd/door1/status", after: offline) { $0.payload == "online" } != nil,
+      "\(bridge.log)")
+  }
+
+  @Test("pinpadctl mqtt --help lists the topics and exits 0")
+  func help() throws {
+    let done = try runProgram(E2E.pinpadctl, ["mqtt", "--help"])
+    #expect(done.status == 0)
+    for topic in [
+      "TOPIC/status", "TOPIC/KEYPAD/code", "TOPIC/KEYPAD/event", "TOPIC/KEYPAD/state",
+      "TOPIC/KEYPAD/verdict",
+    ] {
+      #expect(done.stdout.contains(topic))
+    }
   }
 
   @Test("the daemon's error for a verdict of an unknown id is logged by the bridge")
