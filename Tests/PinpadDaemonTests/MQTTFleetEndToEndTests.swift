@@ -81,3 +81,64 @@ struct MQTTFleetEndToEndTests {
     #expect(!verdicts.messages.contains { $0.topic.hasPrefix("pinpadd/") })
   }
 }
+
+/// README's Mosquitto ACL (examples/mosquitto-acl), enforced by a real broker.
+@Suite(.serialized, .enabled(if: Broker.available, "needs mosquitto and mosquitto-clients"))
+struct MQTTAccessListEndToEndTests {
+  static let acl = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("examples/mosquitto-acl").path
+
+  @Test(
+    "with the example ACL only the controller's verdict reaches a door; another door cannot answer it, Home Assistant sees no code"
+  )
+  func onlyTheControllerDecides() throws {
+    let dir = TempDir()
+    let users = [
+      "door1": "pw-door1", "door2": "pw-door2", "controller": "pw-ctl", "homeassistant": "pw-ha",
+    ]
+    let broker = try Broker(users: users, aclFile: Self.acl, dir: dir)
+    for (user, password) in users { dir.write("\(user).pw", password + "\n") }
+    let hashed = try runProgram(E2E.pinpadctl, ["hash", "alice"], input: "2468\n", timeout: 30)
+    let codes = dir.write("codes", hashed.stdout)
+    func section(_ user: String, _ topic: String) -> String {
+      mqttSection(
+        broker: "mqtt://127.0.0.1:\(broker.port)", topic: topic,
+        extra: ["Username=\(user)", "PasswordFile=\(dir.file("\(user).pw"))"])
+    }
+    let ha = try Subscriber(broker, "#", dir: dir, as: "homeassistant")
+    let daemon = try TypedDaemon(
+      config: "[Socket]\nVerdictTimeoutSec=2\n" + section("door1", "pinpadd/door1"), dir: dir)
+    let bridge = try Background(
+      E2E.pinpadctl, ["--socket", daemon.socket, "mqtt", "--config", daemon.configPath], dir: dir,
+      name: "bridge")
+    #expect(ha.waitFor("pinpadd/door1/status") { $0.payload == "online" } != nil, "\(bridge.log)")
+    let watcher = try daemon.connect()
+    daemon.type("2468\r")
+    let code = try #require(try watcher.waitFor("code", timeout: 10))
+    let id = try #require(code.message.string("id"))
+    // door2 tries to open door1: the broker drops it.
+    try broker.publish(
+      "pinpadd/door1/default/verdict", #"{"id":"\#(id)","result":"granted"}"#, as: "door2")
+    #expect(try watcher.waitFor("verdict", timeout: 1.5) == nil)
+    let controller = try Background(
+      E2E.pinpadctl,
+      [
+        "serve", "--codes", codes, "--mqtt", "--config",
+        dir.write("ctl.conf", section("controller", "site/ctl")),
+      ],
+      dir: dir, name: "serve")
+    // The code was published before the controller subscribed: type it again.
+    #expect(
+      E2E.waitUntil(timeout: 10) { controller.log.contains("connected to") }, "\(controller.log)")
+    E2E.sleep(0.3)
+    #expect(try watcher.waitFor("verdict", timeout: 5)?.message.string("result") == "timeout")
+    daemon.type("2468\r")
+    let second = try #require(try watcher.waitFor("code", timeout: 10)?.message.string("id"))
+    let verdict = try watcher.waitFor("verdict", timeout: 10) { $0.string("id") == second }
+    #expect(verdict?.message.string("result") == "granted", "\(controller.log)")
+    #expect(!ha.messages.contains { $0.topic.hasSuffix("/code") || $0.topic.hasSuffix("/verdict") })
+    #expect(ha.messages.contains { $0.topic == "pinpadd/door1/default/state" })
+    #expect(ha.messages.contains { $0.topic.hasPrefix("homeassistant/event/pinpadd_door1/") })
+  }
+}

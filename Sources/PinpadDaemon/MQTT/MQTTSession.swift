@@ -22,6 +22,7 @@ final class MQTTSession {
   private var everConnected = false
   private var clientIsDead = false
   private var saidWaiting = false
+  private var closedEarly: Int32? = nil
   /// Set when the first connection was refused for a reason retrying cannot fix.
   private(set) var fatal: String? = nil
 
@@ -71,6 +72,7 @@ final class MQTTSession {
     made.onMessage = { [unowned self] topic, payload in onMessage(topic, payload) }
     client = made
     clientIsDead = false
+    closedEarly = nil
     do {
       try made.connect(host: settings.broker.host, port: settings.broker.port)
     } catch {
@@ -112,12 +114,29 @@ final class MQTTSession {
       log.warning(
         "lost the connection to \(brokerName)\(code == 0 ? "" : ": \(MQTTClient.describe(code))")")
       onLost()
-    } else if retryAt == nil, fatal == nil {
+      if retryAt == nil { scheduleRetry(now: Clock.monotonic()) }
+    } else {
+      // Before the CONNACK: `pump` tells a failed TLS check from a dropped connection
+      // once libmosquitto has returned its own error code too.
+      closedEarly = code
+    }
+  }
+
+  /// A connection that ended before the broker answered CONNECT.
+  private func endedEarly(_ codes: [Int32]) {
+    guard retryAt == nil, fatal == nil else { return }
+    if let tls = codes.first(where: MQTTClient.isTLSFailure) {
+      _ = tls
       failed(
-        "\(brokerName): the connection closed before the broker answered", permanent: false,
+        "\(brokerName): the TLS check failed (certificate, CA or host name)", permanent: true,
+        now: Clock.monotonic())
+    } else {
+      let code = codes.first { $0 != 0 } ?? 0
+      failed(
+        "\(brokerName): the connection closed before the broker answered"
+          + (code == 0 ? "" : " (\(MQTTClient.describe(code)))"), permanent: false,
         now: Clock.monotonic())
     }
-    if retryAt == nil, fatal == nil { scheduleRetry(now: Clock.monotonic()) }
   }
 
   private func failed(_ message: String, permanent: Bool, now: Instant) {
@@ -176,6 +195,10 @@ final class MQTTSession {
     if rc != mosquittoSuccess, !clientIsDead {
       // libmosquitto closed the socket; the disconnect callback may not have run.
       disconnected(rc)
+    }
+    if let early = closedEarly {
+      closedEarly = nil
+      endedEarly([rc, early])
     }
   }
 

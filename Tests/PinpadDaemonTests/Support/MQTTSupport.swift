@@ -18,7 +18,10 @@ final class Broker {
   }
 
   /// `users`: name -> password; when given, both listeners refuse anonymous clients.
-  init(tls: Bool = false, users: [String: String] = [:], dir: TempDir = TempDir()) throws {
+  init(
+    tls: Bool = false, users: [String: String] = [:], aclFile: String? = nil,
+    dir: TempDir = TempDir()
+  ) throws {
     self.dir = dir
     self.users = users
     port = Broker.freePort()
@@ -32,6 +35,7 @@ final class Broker {
         guard done.status == 0 else { throw ClientError("mosquitto_passwd: \(done.stderr)") }
       }
       auth = "allow_anonymous false\npassword_file \(file)\n"
+      if let aclFile { auth += "acl_file \(aclFile)\n" }
     }
     config += "listener \(port) 127.0.0.1\n" + auth
     if tls {
@@ -102,25 +106,34 @@ final class Broker {
     }
   }
 
-  /// Arguments for mosquitto_sub/mosquitto_pub reaching the plain listener.
-  var clientArguments: [String] {
+  /// Arguments for mosquitto_sub/mosquitto_pub reaching the plain listener (as `user`,
+  /// or the first user there is).
+  var clientArguments: [String] { arguments(as: nil) }
+
+  func arguments(as user: String?) -> [String] {
     var args = ["-h", "127.0.0.1", "-p", String(port)]
-    if let (user, password) = users.first { args += ["-u", user, "-P", password] }
+    if let user, let password = users[user] {
+      args += ["-u", user, "-P", password]
+    } else if let (user, password) = users.first {
+      args += ["-u", user, "-P", password]
+    }
     return args
   }
 
   /// Publishes one message with mosquitto_pub.
-  func publish(_ topic: String, _ payload: String, retain: Bool = false) throws {
+  func publish(_ topic: String, _ payload: String, retain: Bool = false, as user: String? = nil)
+    throws
+  {
     let done = try runProgram(
       "/usr/bin/mosquitto_pub",
-      clientArguments + ["-q", "1", "-t", topic, "-m", payload] + (retain ? ["-r"] : []))
+      arguments(as: user) + ["-q", "1", "-t", topic, "-m", payload] + (retain ? ["-r"] : []))
     guard done.status == 0 else { throw ClientError("mosquitto_pub: \(done.stderr)") }
   }
 
   /// The retained messages under `filter`, as a fresh subscriber sees them within a
   /// second. (Not `mosquitto_sub -W`: its SIGALRM is blocked in the test runner.)
-  func retained(_ filter: String) throws -> [MQTTMessage] {
-    let sub = try Subscriber(self, filter, dir: dir, settle: 1.0)
+  func retained(_ filter: String, as user: String? = nil) throws -> [MQTTMessage] {
+    let sub = try Subscriber(self, filter, dir: dir, settle: 1.0, as: user)
     return sub.messages.filter(\.retained)
   }
 }
@@ -150,12 +163,15 @@ final class Subscriber {
   let process = Process()
   let output: String
 
-  init(_ broker: Broker, _ filter: String = "#", dir: TempDir, settle: Double = 0.3) throws {
+  init(
+    _ broker: Broker, _ filter: String = "#", dir: TempDir, settle: Double = 0.3,
+    as user: String? = nil
+  ) throws {
     output = dir.file("sub-\(UInt32.random(in: 0...UInt32.max)).txt")
     let handle = FileHandle(
       forWritingAtPath: dir.write(URL(fileURLWithPath: output).lastPathComponent, ""))
     process.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
-    process.arguments = broker.clientArguments + ["-q", "1", "-t", filter, "-F", "%r\t%t\t%p"]
+    process.arguments = broker.arguments(as: user) + ["-q", "1", "-t", filter, "-F", "%r\t%t\t%p"]
     process.standardOutput = handle
     process.standardError = FileHandle.nullDevice
     try process.run()
