@@ -129,6 +129,33 @@ struct MQTTSecurityEndToEndTests {
     #expect(codes.waitFor("pinpadd/tls/default/code")?.json?["code"] as? String == "9876")
   }
 
+  @Test(
+    "a broker that requires a client certificate takes CertFile/KeyFile and refuses a bridge without one (exit 69)"
+  )
+  func clientCertificate() throws {
+    let dir = TempDir()
+    let broker = try Broker(tls: true, dir: dir)
+    let without = try Self.bridge(
+      mqttSection(
+        broker: "mqtts://localhost:\(broker.certPort)", topic: "pinpadd/cert",
+        extra: ["CAFile=\(dir.file("ca.crt"))"]), dir: dir)
+    #expect(without.status == 69, "\(without.stderr)")
+    #expect(Self.lines(without.stderr).count == 1, "\(without.stderr)")
+
+    let sub = try Subscriber(broker, "pinpadd/cert/status", dir: dir)
+    let daemon = try TypedDaemon(
+      config: mqttSection(
+        broker: "mqtts://localhost:\(broker.certPort)", topic: "pinpadd/cert",
+        extra: [
+          "CAFile=\(dir.file("ca.crt"))", "CertFile=\(dir.file("client.crt"))",
+          "KeyFile=\(dir.file("client.key"))",
+        ]), dir: dir)
+    let bridge = try Background(
+      E2E.pinpadctl, ["--socket", daemon.socket, "mqtt", "--config", daemon.configPath], dir: dir,
+      name: "bridge")
+    #expect(sub.waitFor("pinpadd/cert/status") { $0.payload == "online" } != nil, "\(bridge.log)")
+  }
+
   @Test("TLS with the wrong CA: refused with one clear line, exit 69")
   func wrongCA() throws {
     let dir = TempDir()

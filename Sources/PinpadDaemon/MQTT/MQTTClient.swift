@@ -16,6 +16,8 @@ final class MQTTClient {
   /// A message; the payload may be zeroed in place by the handler.
   var onMessage: (_ topic: String, _ payload: UnsafeMutableRawBufferPointer) -> Void = { _, _ in }
 
+  /// libmosquitto's last OpenSSL error line, the reason a TLS connection failed.
+  private(set) var lastTLSError: String? = nil
   private let handle: OpaquePointer
   static let keepAliveSeconds: Int32 = 30
   private static let initialised: Void = { _ = mosquitto_lib_init() }()
@@ -23,7 +25,13 @@ final class MQTTClient {
   struct Failure: Error, CustomStringConvertible {
     var code: Int32
     var what: String
-    var description: String { "\(what): \(MQTTClient.describe(code))" }
+    /// errno when `code` is MOSQ_ERR_ERRNO, taken at once.
+    var errnoValue: Int32 = 0
+    var description: String {
+      code == MOSQ_ERR_ERRNO.rawValue
+        ? "\(what): \(String(cString: strerror(errnoValue)))"
+        : "\(what): \(MQTTClient.describe(code))"
+    }
   }
 
   init(clientID: String) throws(Failure) {
@@ -40,6 +48,11 @@ final class MQTTClient {
     }
     mosquitto_disconnect_callback_set(handle) { _, object, code in
       MQTTClient.from(object)?.onDisconnect(code)
+    }
+    mosquitto_log_callback_set(handle) { _, object, level, text in
+      guard level == MOSQ_LOG_ERR, let text, let client = MQTTClient.from(object) else { return }
+      let line = String(cString: text)
+      if line.hasPrefix("OpenSSL Error") { client.lastTLSError = line }
     }
     mosquitto_message_callback_set(handle) { _, object, message in
       guard let client = MQTTClient.from(object), let message = message?.pointee,
@@ -89,7 +102,7 @@ final class MQTTClient {
   func connect(host: String, port: Int) throws(Failure) {
     let rc = mosquitto_connect(handle, host, Int32(port), MQTTClient.keepAliveSeconds)
     guard rc == MOSQ_ERR_SUCCESS.rawValue else {
-      throw Failure(code: rc, what: "cannot connect to \(host):\(port)")
+      throw Failure(code: rc, what: "cannot connect to \(host):\(port)", errnoValue: errno)
     }
   }
 
@@ -134,6 +147,14 @@ final class MQTTClient {
   /// A CONNACK code in words ("not authorised" ...).
   static func describeConnack(_ code: Int32) -> String {
     String(cString: mosquitto_connack_string(code))
+  }
+
+  /// The peer closed or broke the stream (as a TLS 1.3 broker refusing a client does).
+  static func isDroppedConnection(_ failure: Failure) -> Bool {
+    if failure.code == MOSQ_ERR_ERRNO.rawValue {
+      return [EPROTO, ECONNRESET, EPIPE].contains(failure.errnoValue)
+    }
+    return failure.code == MOSQ_ERR_PROTOCOL.rawValue || failure.code == MOSQ_ERR_CONN_LOST.rawValue
   }
 
   static func isTLSFailure(_ code: Int32) -> Bool {

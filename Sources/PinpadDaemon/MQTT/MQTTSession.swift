@@ -76,12 +76,14 @@ final class MQTTSession {
     do {
       try made.connect(host: settings.broker.host, port: settings.broker.port)
     } catch {
+      let tls = MQTTClient.isTLSFailure(error.code) || made.lastTLSError != nil
+      let reason = tlsFailure(made)
       client = nil
-      let tls = MQTTClient.isTLSFailure(error.code)
-      failed(
-        tls
-          ? "\(brokerName): the TLS check failed (certificate, CA or host name)"
-          : "\(brokerName): \(error)", permanent: tls, now: now)
+      if !tls, settings.broker.tls, !everConnected, MQTTClient.isDroppedConnection(error) {
+        failed(closedTLSMessage, permanent: true, now: now)
+        return
+      }
+      failed(tls ? reason : "\(brokerName): \(error)", permanent: tls, now: now)
       return
     }
     connectDeadline = now + MQTTSession.connectTimeout
@@ -122,14 +124,26 @@ final class MQTTSession {
     }
   }
 
+  /// What a failed TLS connection says, with OpenSSL's reason when there is one.
+  private func tlsFailure(_ client: MQTTClient?) -> String {
+    let detail = client?.lastTLSError.map { ": \($0)" } ?? " (certificate, CA or host name)"
+    return "\(brokerName): the TLS check failed\(detail)"
+  }
+
+  private var closedTLSMessage: String {
+    "\(brokerName): the broker closed the TLS connection before answering "
+      + "(does it require a client certificate, CertFile= and KeyFile=?)"
+  }
+
   /// A connection that ended before the broker answered CONNECT.
   private func endedEarly(_ codes: [Int32]) {
     guard retryAt == nil, fatal == nil else { return }
-    if let tls = codes.first(where: MQTTClient.isTLSFailure) {
-      _ = tls
-      failed(
-        "\(brokerName): the TLS check failed (certificate, CA or host name)", permanent: true,
-        now: Clock.monotonic())
+    if codes.contains(where: MQTTClient.isTLSFailure) || client?.lastTLSError != nil {
+      failed(tlsFailure(client), permanent: true, now: Clock.monotonic())
+    } else if settings.broker.tls, !everConnected {
+      // TLS 1.3 finishes the client's side of the handshake before the broker checks
+      // the client certificate; its refusal may then arrive as a bare close.
+      failed(closedTLSMessage, permanent: true, now: Clock.monotonic())
     } else {
       let code = codes.first { $0 != 0 } ?? 0
       failed(

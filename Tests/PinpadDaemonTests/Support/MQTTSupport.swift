@@ -8,6 +8,8 @@ final class Broker {
   let dir: TempDir
   let port: Int
   let tlsPort: Int
+  /// A TLS listener that requires a client certificate signed by the test CA.
+  let certPort: Int
   let users: [String: String]
   private var process: Process?
   var logPath: String { dir.file("mosquitto.log") }
@@ -26,6 +28,7 @@ final class Broker {
     self.users = users
     port = Broker.freePort()
     tlsPort = tls ? Broker.freePort() : 0
+    certPort = tls ? Broker.freePort() : 0
     var config = "per_listener_settings true\nuser root\npersistence false\n"
     var auth = "allow_anonymous true\n"
     if !users.isEmpty {
@@ -43,6 +46,10 @@ final class Broker {
       config +=
         "listener \(tlsPort) 127.0.0.1\ncafile \(dir.file("ca.crt"))\n"
         + "certfile \(dir.file("server.crt"))\nkeyfile \(dir.file("server.key"))\n" + auth
+      config +=
+        "listener \(certPort) 127.0.0.1\ncafile \(dir.file("ca.crt"))\n"
+        + "certfile \(dir.file("server.crt"))\nkeyfile \(dir.file("server.key"))\n"
+        + "require_certificate true\n" + auth
     }
     dir.write("mosquitto.conf", config)
     try start()
@@ -237,6 +244,15 @@ enum TestCA {
       "x509", "-req", "-in", dir.file("server.csr"), "-CA", dir.file("ca.crt"), "-CAkey",
       dir.file("ca.key"), "-CAcreateserial", "-out", dir.file("server.crt"), "-days", "2",
       "-extfile", dir.file("san.ext"),
+    ])
+    // A client certificate for door1, signed by the same CA.
+    try openssl(
+      ["req"] + key + [
+        "-keyout", dir.file("client.key"), "-out", dir.file("client.csr"), "-subj", "/CN=door1",
+      ])
+    try openssl([
+      "x509", "-req", "-in", dir.file("client.csr"), "-CA", dir.file("ca.crt"), "-CAkey",
+      dir.file("ca.key"), "-CAcreateserial", "-out", dir.file("client.crt"), "-days", "2",
     ])
   }
 }
