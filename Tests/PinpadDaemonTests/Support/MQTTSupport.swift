@@ -29,7 +29,8 @@ final class Broker {
     port = Broker.freePort()
     tlsPort = tls ? Broker.freePort() : 0
     certPort = tls ? Broker.freePort() : 0
-    var config = "per_listener_settings true\nuser root\npersistence false\n"
+    // Nagle off on the broker side too, as on the bridge (MOSQ_OPT_TCP_NODELAY).
+    var config = "per_listener_settings true\nuser root\npersistence false\nset_tcp_nodelay true\n"
     var auth = "allow_anonymous true\n"
     if !users.isEmpty {
       let file = dir.write("passwords", "")
