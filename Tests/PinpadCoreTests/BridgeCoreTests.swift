@@ -153,3 +153,14 @@ private func published(_ actions: [BridgeCore.Action]) -> [(String, String, Bool
     #expect(published(bridge.daemonLine(status([]), now: .zero)).isEmpty)
   }
 }
+
+@Suite struct BackoffTests {
+  @Test("reconnect waits double from 1 s up to 30 s, and start again at 1 s after a success")
+  func doubling() {
+    var backoff = Backoff()
+    let waits = (0..<7).map { _ in backoff.next().components.seconds }
+    #expect(waits == [1, 2, 4, 8, 16, 30, 30])
+    backoff.reset()
+    #expect(backoff.next() == .seconds(1))
+  }
+}

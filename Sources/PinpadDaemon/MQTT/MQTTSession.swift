@@ -18,7 +18,7 @@ final class MQTTSession {
   private(set) var isConnected = false
   private var retryAt: Instant? = nil
   private var connectDeadline: Instant? = nil
-  private var backoff: Duration = .seconds(1)
+  private var backoff = Backoff(initial: .seconds(1), ceiling: MQTTSession.maxBackoff)
   private var everConnected = false
   private var clientIsDead = false
   private var saidWaiting = false
@@ -102,7 +102,7 @@ final class MQTTSession {
     }
     isConnected = true
     everConnected = true
-    backoff = .seconds(1)
+    backoff.reset()
     saidWaiting = false
     log.info("connected to \(brokerName) as \(name)")
     if let client { onConnected(client) }
@@ -169,8 +169,7 @@ final class MQTTSession {
   }
 
   private func scheduleRetry(now: Instant) {
-    retryAt = now + backoff
-    backoff = min(backoff * 2, MQTTSession.maxBackoff)
+    retryAt = now + backoff.next()
   }
 
   /// Drops a dead client (never inside its own callback), retries when due, and gives
