@@ -34,13 +34,15 @@ RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath -Xlinker
 UNITS := $(notdir $(wildcard systemd/*.service systemd/*.socket))
 
 # Build dependencies, then what the tests use: real Debian console fonts, QEMU with a
-# kernel and busybox for the system tests, evemu and socat as real tools in the guest.
-BUILD_DEPS := pkg-config libevdev-dev libudev-dev libcrypt-dev zlib1g-dev
+# kernel and busybox for the system tests, evemu and socat as real tools in the guest,
+# Mosquitto (broker, clients) and openssl for the MQTT bridge tests.
+BUILD_DEPS := pkg-config libevdev-dev libudev-dev libcrypt-dev zlib1g-dev libmosquitto-dev
 # Packaging: debhelper builds the .deb, lintian checks it, mmdebstrap makes the clean
 # Debian 12 root the package is installed into under QEMU.
 DEB_DEPS := debhelper dpkg-dev
 TEST_DEPS := console-setup-linux kbd util-linux systemd python3 evemu-tools socat \
-             qemu-system-x86 linux-image-amd64 busybox-static groff-base $(DEB_DEPS) lintian mmdebstrap
+             qemu-system-x86 linux-image-amd64 busybox-static groff-base \
+             mosquitto mosquitto-clients openssl $(DEB_DEPS) lintian mmdebstrap
 
 .PHONY: all build release deps deb-deps test-deps run listen test test-system bench install deb format clean
 

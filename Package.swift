@@ -2,7 +2,8 @@
 // pinpadd — a PIN-entry daemon for Linux keypads.
 //
 // Layers, bottom up:
-//   C*            system libraries (pkg-config) and one C shim for what Swift cannot import
+//   C*            system libraries (pkg-config: libevdev, libudev, libcrypt, zlib, libmosquitto)
+//                 and one C shim for what Swift cannot import
 //   PinpadCore    the entry rules, configuration, protocol: pure Swift, no Glibc, no Foundation
 //   PinpadScreen  layout and raster for the framebuffer and snapshots: pure Swift + zlib
 //   PinpadSystem  thin typed wrappers over Linux syscalls, evdev, udev, framebuffer
@@ -23,6 +24,8 @@ let package = Package(
     .systemLibrary(
       name: "CLibcrypt", pkgConfig: "libcrypt", providers: [.apt(["libcrypt-dev"])]),
     .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+    .systemLibrary(
+      name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
     .target(name: "CPinpadShim"),
 
     .target(name: "PinpadCore"),
@@ -32,7 +35,7 @@ let package = Package(
       dependencies: ["PinpadCore", "CPinpadShim", "CLibevdev", "CLibudev"]),
     .target(
       name: "PinpadDaemon",
-      dependencies: ["PinpadCore", "PinpadScreen", "PinpadSystem", "CLibcrypt"]),
+      dependencies: ["PinpadCore", "PinpadScreen", "PinpadSystem", "CLibcrypt", "CMosquitto"]),
     .executableTarget(name: "pinpadd", dependencies: ["PinpadDaemon"]),
     .executableTarget(name: "pinpadctl", dependencies: ["PinpadDaemon"]),
 

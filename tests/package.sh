@@ -67,7 +67,7 @@ else
 fi
 
 # --- binaries ------------------------------------------------------------------------
-allowed='^(libudev\.so\.1|libevdev\.so\.2|libcrypt\.so\.1|libm\.so\.6|libz\.so\.1|libstdc\+\+\.so\.6|libgcc_s\.so\.1|libc\.so\.6|ld-linux-.*\.so\.[0-9]+)$'
+allowed='^(libmosquitto\.so\.1|libudev\.so\.1|libevdev\.so\.2|libcrypt\.so\.1|libm\.so\.6|libz\.so\.1|libstdc\+\+\.so\.6|libgcc_s\.so\.1|libc\.so\.6|ld-linux-.*\.so\.[0-9]+)$'
 for bin in usr/sbin/pinpadd usr/bin/pinpadctl; do
   elf=$work/root/$bin
   dynamic=$(readelf -d "$elf")

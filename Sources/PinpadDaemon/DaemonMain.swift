@@ -42,6 +42,13 @@ public enum DaemonMain {
     }
     switch options.mode {
     case .checkConfig:
+      // [MQTT] is the bridge's (SPEC §8): checked here, ignored by the running daemon.
+      if config.mqtt.isPresent {
+        do { _ = try config.mqtt.validated(hostName: HostName.current) } catch {
+          printError(error.description)
+          return 78
+        }
+      }
       print(config.render(), terminator: "")
       return 0
     case .listDevices:

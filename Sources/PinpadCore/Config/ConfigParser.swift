@@ -69,7 +69,7 @@ private struct Location: Comparable {
 }
 
 private enum Section: Equatable {
-  case entry, lockout, display, socket
+  case entry, lockout, display, socket, mqtt
   case keypad(String)
 
   var keys: [String] {
@@ -79,6 +79,7 @@ private enum Section: Equatable {
     case .display: ConfigParser.displayKeys
     case .socket: ConfigParser.socketKeys
     case .keypad: ConfigParser.keypadKeys
+    case .mqtt: MQTTConfig.keys
     }
   }
   var title: String {
@@ -88,6 +89,7 @@ private enum Section: Equatable {
     case .display: "[Display]"
     case .socket: "[Socket]"
     case .keypad(let name): "[Keypad \(name)]"
+    case .mqtt: "[MQTT]"
     }
   }
 }
@@ -130,6 +132,15 @@ private struct ConfigReader {
         throw here.error("\(key)= is already set in \(section.title) at line \(first)")
       }
       setHere["\(section.title).\(key)"] = number
+      if section == .mqtt {
+        // Kept as written; checked by MQTTConfig.validated (the daemon ignores it).
+        guard MQTTConfig.keys.contains(key) else {
+          throw here.error(unknownKey(key, in: section))
+        }
+        config.mqtt.values[key] = value
+        config.mqtt.places[key] = ConfigPlace(path: source.path, line: number)
+        continue
+      }
       do {
         try assign(key, value, in: section)
       } catch {
@@ -158,6 +169,9 @@ private struct ConfigReader {
     case "Lockout": section = .lockout
     case "Display": section = .display
     case "Socket": section = .socket
+    case "MQTT":
+      config.mqtt.section = ConfigPlace(path: here.path, line: here.line)
+      section = .mqtt
     case "Keypad":
       guard !name.isEmpty else {
         throw here.error("[Keypad] needs a name, e.g. [Keypad front-door]")
@@ -172,12 +186,12 @@ private struct ConfigReader {
       keypadHeaders[name] = here
       return .keypad(name)
     default:
-      let known = ["Entry", "Lockout", "Keypad", "Display", "Socket"]
+      let known = ["Entry", "Lockout", "Keypad", "Display", "Socket", "MQTT"]
       if let match = known.first(where: { $0.lowercased() == word.lowercased() }) {
         throw here.error("unknown section [\(inside)] (did you mean [\(match)]?)")
       }
       throw here.error(
-        "unknown section [\(inside)] (expected Entry, Lockout, Keypad NAME, Display or Socket)"
+        "unknown section [\(inside)] (expected Entry, Lockout, Keypad NAME, Display, Socket or MQTT)"
       )
     }
     guard name.isEmpty else { throw here.error("[\(word)] takes no name, found [\(inside)]") }
@@ -302,11 +316,15 @@ private struct ConfigReader {
         ? defaults.socket.verdictTimeout : try ConfigValue.duration(key, value, allowZero: false)
 
     default:
-      if let match = section.keys.first(where: { $0.lowercased() == key.lowercased() }) {
-        throw ConfigProblem("unknown key \(key) in \(section.title) (did you mean \(match)?)")
-      }
-      throw ConfigProblem("unknown key \(key) in \(section.title)")
+      throw ConfigProblem(unknownKey(key, in: section))
     }
+  }
+
+  func unknownKey(_ key: String, in section: Section) -> String {
+    if let match = section.keys.first(where: { $0.lowercased() == key.lowercased() }) {
+      return "unknown key \(key) in \(section.title) (did you mean \(match)?)"
+    }
+    return "unknown key \(key) in \(section.title)"
   }
 
   /// Group=, AllowUsers=, AllowGroups= written in a file: names there must exist.

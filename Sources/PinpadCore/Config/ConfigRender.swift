@@ -76,6 +76,9 @@ extension Configuration {
         ("DeliveryTimeoutSec", seconds(socket.deliveryTimeout)),
         ("VerdictTimeoutSec", seconds(socket.verdictTimeout)),
       ])
+    if mqtt.isPresent {
+      section("[MQTT]", MQTTConfig.keys.map { ($0, mqtt.value($0)) })
+    }
     return lines.joined(separator: "\n") + "\n"
   }
 }

@@ -10,6 +10,8 @@ public struct Configuration: Equatable, Sendable {
   public var keypads: [KeypadConfig] = []
   public var display = DisplayConfig()
   public var socket = SocketConfig()
+  /// `[MQTT]` as written, for `pinpadctl mqtt` (SPEC §8); the daemon ignores it.
+  public var mqtt = MQTTConfig()
   public init() {}
 }
 

@@ -8,13 +8,17 @@ public enum ControlMain {
            pinpadctl [--socket PATH] status
            pinpadctl [--socket PATH] verdict ID granted|denied [--message TEXT]
            pinpadctl [--socket PATH] serve --codes FILE
+           pinpadctl serve --codes FILE --mqtt [--topics FILTER] [--config FILE]
+           pinpadctl [--socket PATH] mqtt [--config FILE]
            pinpadctl hash [NAME]
            pinpadctl --version | -V | --help
 
       listen    print each event from the daemon as one JSON line
       status    print the daemon's status as JSON
       verdict   answer attempt ID
-      serve     a reference controller: grant codes whose crypt(3) hash is in FILE
+      serve     a reference controller: grant codes whose crypt(3) hash is in FILE;
+                with --mqtt it answers every device on the broker of [MQTT] in the config
+      mqtt      bridge the daemon to the MQTT broker of [MQTT] (pinpadctl mqtt --help)
       hash      read a code from the terminal (no echo), print a NAME:HASH line for FILE
     """
 
@@ -50,6 +54,8 @@ public enum ControlMain {
         return try ControllerService.main(socketPath: socketPath, arguments: Array(rest))
       case "hash":
         return try ControllerService.hashMain(arguments: Array(rest))
+      case "mqtt":
+        return try BridgeService.main(socketPath: socketPath, arguments: Array(rest))
       case "--help", "-h", "help":
         print(usage)
         return 0

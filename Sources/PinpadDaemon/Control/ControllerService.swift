@@ -24,14 +24,27 @@ enum ControllerService {
   static func main(socketPath: String, arguments: [String]) throws -> Int32 {
     var args = arguments[...]
     var path: String? = nil
+    var mqtt = false
+    var filter: String? = nil
+    var configPath: String? = nil
     while let arg = args.popFirst() {
       if arg == "--codes", let value = args.popFirst() {
         path = value
       } else if arg.hasPrefix("--codes=") {
         path = String(arg.dropFirst(8))
+      } else if arg == "--mqtt" {
+        mqtt = true
+      } else if arg == "--topics", let value = args.popFirst() {
+        filter = value
+      } else if arg == "--config", let value = args.popFirst() {
+        configPath = value
       } else {
-        throw UsageError("serve --codes FILE (unexpected \(arg))")
+        throw UsageError(
+          "serve --codes FILE [--mqtt [--topics FILTER] [--config FILE]] (unexpected \(arg))")
       }
+    }
+    if !mqtt, filter != nil || configPath != nil {
+      throw UsageError("serve: --topics and --config go with --mqtt")
     }
     guard let path, !path.isEmpty else { throw UsageError("serve needs --codes FILE") }
     var codes = CodesFile(path: path)
@@ -45,6 +58,11 @@ enum ControllerService {
       ControlMain.printError("pinpadctl serve: \(path) holds no usable hash; every code is denied")
     }
     let hasher = PasswordHasher()
+    if mqtt {
+      return try FleetController.run(
+        codes: codes, hasher: hasher, filter: filter ?? FleetController.defaultFilter,
+        configPath: configPath ?? "/etc/pinpadd/pinpadd.conf", configGiven: configPath != nil)
+    }
     var said = false
     while true {
       let fd: FileDescriptor

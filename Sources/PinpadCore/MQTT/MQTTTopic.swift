@@ -1,0 +1,78 @@
+/// MQTT topic names and filters as the bridge and the fleet controller use them.
+public enum MQTTTopic {
+  /// Why `topic` cannot start the bridge's topics, or nil when it can: not empty, no
+  /// wildcard, no empty level, no leading `$` (broker-internal), at most 512 bytes.
+  public static func problemAsPrefix(_ topic: String) -> String? {
+    if topic.isEmpty { return "the topic is empty" }
+    if topic.contains(where: { $0 == "+" || $0 == "#" }) {
+      return "a topic must not contain the wildcards + or #"
+    }
+    if topic.hasPrefix("$") { return "topics starting with $ belong to the broker" }
+    if topic.split(separator: "/", omittingEmptySubsequences: false).contains(where: \.isEmpty) {
+      return "a topic must not have an empty level (a leading, trailing or double /)"
+    }
+    if topic.contains(where: { ($0.asciiValue ?? 32) < 32 || $0 == "\u{7F}" }) {
+      return "a topic must not contain control characters"
+    }
+    if topic.utf8.count > 512 { return "the topic is longer than 512 bytes" }
+    return nil
+  }
+
+  /// A keypad name as one topic level: `/`, `+`, `#`, control characters and spaces
+  /// become `_`; an empty name is `_`.
+  public static func level(forKeypad name: String) -> String {
+    let mapped = String(
+      name.map { c -> Character in
+        if c == "/" || c == "+" || c == "#" || c.isWhitespace || (c.asciiValue ?? 32) < 32 {
+          return "_"
+        }
+        return c
+      })
+    return mapped.isEmpty ? "_" : mapped
+  }
+
+  /// A name for Home Assistant ids (`unique_id`, `node_id`, `object_id`): ASCII letters,
+  /// digits, `_` and `-`; everything else becomes `_`.
+  public static func identifier(_ text: String) -> String {
+    String(
+      text.map { c -> Character in
+        c.isASCII && (c.isLetter || c.isNumber || c == "_" || c == "-") ? c : "_"
+      })
+  }
+
+  /// Why `filter` cannot be `serve --mqtt --topics FILTER` (an MQTT filter ending in
+  /// `/+/code`), or nil.
+  public static func problemAsCodeFilter(_ filter: String) -> String? {
+    guard filter.hasSuffix("/+/code"), filter.utf8.count > 7 else {
+      return "--topics \(filter): the filter must end in /+/code, e.g. pinpadd/+/+/code"
+    }
+    let levels = filter.split(separator: "/", omittingEmptySubsequences: false)
+    for (i, level) in levels.enumerated() {
+      if level.isEmpty { return "--topics \(filter): an empty level" }
+      if level.contains("#") { return "--topics \(filter): # cannot stand before /+/code" }
+      if level.contains("+") && level != "+" {
+        return "--topics \(filter): + must be a whole level"
+      }
+      _ = i
+    }
+    return nil
+  }
+
+  /// `X/KEYPAD/code` -> `X/KEYPAD/verdict`; nil for any other topic.
+  public static func verdictTopic(forCodeTopic topic: String) -> String? {
+    guard topic.hasSuffix("/code"), topic.utf8.count > 5 else { return nil }
+    return String(topic.dropLast(4)) + "verdict"
+  }
+
+  /// Whether `topic` matches the MQTT filter `filter` (`+` one level, `#` the rest).
+  public static func matches(_ topic: String, filter: String) -> Bool {
+    let t = topic.split(separator: "/", omittingEmptySubsequences: false)
+    let f = filter.split(separator: "/", omittingEmptySubsequences: false)
+    for (i, level) in f.enumerated() {
+      if level == "#" { return true }
+      guard i < t.count else { return false }
+      if level != "+" && level != t[i] { return false }
+    }
+    return t.count == f.count
+  }
+}

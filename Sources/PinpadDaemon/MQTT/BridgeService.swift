@@ -1,0 +1,351 @@
+import Glibc
+import PinpadCore
+import PinpadSystem
+
+/// `pinpadctl mqtt`: bridges one daemon to an MQTT broker (SPEC §8).
+///
+/// One thread, one poll loop over the broker socket, the daemon socket and a signalfd.
+/// The daemon connection exists only while the broker connection does (§8.2): when
+/// the broker goes, the bridge hangs up on the daemon at once, so the screen says
+/// "unavailable" rather than "no response"; both come back when the broker does.
+enum BridgeService {
+  static let usage = """
+    Usage: pinpadctl [--socket PATH] mqtt [--config FILE]
+
+    Bridges the daemon at PATH (default /run/pinpadd/pinpadd.sock) to the MQTT broker
+    of the [MQTT] section in FILE (default /etc/pinpadd/pinpadd.conf and FILE.d/*.conf):
+      TOPIC/status          online | offline (retained; offline is the last will)
+      TOPIC/KEYPAD/code     each code message, QoS 1, never retained
+      TOPIC/KEYPAD/event    entry, verdict, lockout, keypad and alarm messages
+      TOPIC/KEYPAD/state    {"phase":...,"attempts_left":N,"locked_seconds":N} (retained)
+      TOPIC/KEYPAD/verdict  subscribed: {"id":"ID","result":"granted|denied","message":"..."}
+    and, with Discovery=yes, Home Assistant discovery configs under DiscoveryPrefix.
+    Exit codes: 78 bad configuration, 69 broker refused the credentials or TLS check.
+    """
+
+  static func main(socketPath: String, arguments: [String]) throws -> Int32 {
+    var args = arguments[...]
+    var configPath = "/etc/pinpadd/pinpadd.conf"
+    var configGiven = false
+    while let arg = args.popFirst() {
+      switch arg {
+      case "--help", "-h":
+        ControlMain.printLine(usage)
+        return 0
+      case "--config":
+        guard let value = args.popFirst() else { throw UsageError("--config needs a file") }
+        configPath = value
+        configGiven = true
+      default:
+        if arg.hasPrefix("--config=") {
+          configPath = String(arg.dropFirst(9))
+          configGiven = true
+        } else {
+          throw UsageError("mqtt [--config FILE] (unexpected \(arg))")
+        }
+      }
+    }
+    let log = Logger(level: .info)
+    guard let (config, settings, password) = loadSettings(configPath, required: configGiven)
+    else { return 78 }
+    let signals = try SignalReader(blocking: [SIGTERM, SIGINT])
+    let bridge = Bridge(
+      settings: settings, password: password, socketPath: socketPath,
+      maxFailures: config.lockout.maxFailures,
+      keypads: config.keypads.isEmpty ? ["default"] : config.keypads.map(\.name), log: log)
+    return bridge.run(signals: signals)
+  }
+
+  /// The configuration, the checked `[MQTT]` section and the password; nil after
+  /// printing the one line that says why not.
+  static func loadSettings(_ path: String, required: Bool) -> (
+    Configuration, MQTTSettings, SecretPassword?
+  )? {
+    let config: Configuration
+    let settings: MQTTSettings
+    do {
+      config = try ConfigLoader.load(path: path, required: required)
+      guard config.mqtt.isPresent else {
+        ControlMain.printError("\(path): no [MQTT] section (Broker= is required)")
+        return nil
+      }
+      settings = try config.mqtt.validated(hostName: HostName.current)
+    } catch {
+      ControlMain.printError(error.description)
+      return nil
+    }
+    var password: SecretPassword? = nil
+    if !settings.passwordFile.isEmpty {
+      do { password = try SecretPassword(path: settings.passwordFile) } catch {
+        let place = settings.passwordFilePlace ?? ConfigPlace(path: path, line: 0)
+        ControlMain.printError(
+          "\(place.path):\(place.line): PasswordFile=\(settings.passwordFile): \(error)")
+        return nil
+      }
+    }
+    return (config, settings, password)
+  }
+}
+
+private final class Bridge {
+  let session: MQTTSession
+  let socketPath: String
+  let log: Logger
+  var core: BridgeCore
+  var daemon: FileDescriptor? = nil
+  var greeted = false
+  var daemonRetryAt: Instant? = nil
+  var saidDaemonDown = false
+  let lines = SecretLineBuffer()
+  var exitCode: Int32? = nil
+
+  init(
+    settings: MQTTSettings, password: SecretPassword?, socketPath: String, maxFailures: Int,
+    keypads: [String], log: Logger
+  ) {
+    self.socketPath = socketPath
+    self.log = log
+    core = BridgeCore(
+      topic: settings.topic, discovery: settings.discovery,
+      discoveryPrefix: settings.discoveryPrefix, maxFailures: maxFailures,
+      version: pinpaddVersion, keypads: keypads)
+    session = MQTTSession(
+      settings: settings, password: password, will: (settings.topic + "/status", "offline"),
+      log: log, name: settings.clientID)
+    session.onConnected = { [unowned self] client in
+      let rc = client.subscribe(core.verdictFilter)
+      if rc != 0 {
+        log.warning("cannot subscribe to \(core.verdictFilter): \(MQTTClient.describe(rc))")
+      }
+      connectDaemon(now: Clock.monotonic())
+    }
+    session.onLost = { [unowned self] in
+      if daemon != nil { log.warning("disconnecting from the daemon until the broker is back") }
+      closeDaemon(publish: false)
+      daemonRetryAt = nil
+    }
+    session.onMessage = { [unowned self] topic, payload in verdictMessage(topic, payload) }
+  }
+
+  func run(signals: SignalReader) -> Int32 {
+    session.start(now: Clock.monotonic())
+    while true {
+      if let fatal = session.fatal {
+        log.error(fatal)
+        return 69
+      }
+      if let exitCode { return exitCode }
+      var entries: [pollfd] = [pollfd(fd: signals.fd.rawValue, events: Int16(POLLIN), revents: 0)]
+      let brokerIndex = session.pollEntry.map {
+        entries.append($0)
+        return entries.count - 1
+      }
+      let daemonIndex = daemon.map {
+        entries.append(pollfd(fd: $0.rawValue, events: Int16(POLLIN), revents: 0))
+        return entries.count - 1
+      }
+      let now = Clock.monotonic()
+      let deadlines = [session.nextDeadline, daemonRetryAt, core.nextStatusAt].compactMap { $0 }
+      // Idle: wake for the keepalive only (a third of it), nothing else.
+      var timeout = Int32(MQTTClient.keepAliveSeconds) * 1000 / 3
+      if let soonest = deadlines.min() {
+        let ms = max(0, (soonest - now).nanoseconds / 1_000_000 + 1)
+        timeout = min(timeout, Int32(clamping: ms))
+      }
+      let ready = poll(&entries, nfds_t(entries.count), timeout)
+      if ready < 0, errno != EINTR {
+        log.error("poll: \(Errno.current)")
+        return 1
+      }
+      if entries[0].revents != 0 {
+        for signal in signals.read() where signal == SIGTERM || signal == SIGINT {
+          shutDown()
+          return 0
+        }
+      }
+      if let i = brokerIndex {
+        session.pump(readable: entries[i].revents & Int16(POLLIN | POLLERR | POLLHUP) != 0)
+      } else {
+        session.pump(readable: false)
+      }
+      if let i = daemonIndex, entries[i].revents != 0, daemon != nil { readDaemon() }
+      let after = Clock.monotonic()
+      session.housekeeping(now: after)
+      if let due = daemonRetryAt, due <= after, session.isConnected { connectDaemon(now: after) }
+      perform(core.tick(now: after))
+    }
+  }
+
+  // MARK: daemon side
+
+  func connectDaemon(now: Instant) {
+    daemonRetryAt = nil
+    guard daemon == nil, session.isConnected else { return }
+    do {
+      let fd = try UnixSocket.connect(path: socketPath)
+      try fd.setNonBlocking()
+      daemon = fd
+      greeted = false
+      saidDaemonDown = false
+    } catch {
+      if !saidDaemonDown {
+        log.warning("cannot connect to \(socketPath): \(error); retrying every second")
+        saidDaemonDown = true
+      }
+      daemonRetryAt = now + .seconds(1)
+    }
+  }
+
+  func closeDaemon(publish: Bool) {
+    guard let fd = daemon else { return }
+    fd.close()
+    daemon = nil
+    lines.wipe()
+    if publish, greeted { perform(core.daemonLost()) }
+    greeted = false
+  }
+
+  func readDaemon() {
+    guard let fd = daemon else { return }
+    let open = lines.read(from: fd)
+    lines.forEachLine { line in handleDaemonLine(line) }
+    if !open, daemon != nil {
+      log.warning("disconnected from \(socketPath); reconnecting")
+      closeDaemon(publish: true)
+      daemonRetryAt = Clock.monotonic() + .seconds(1)
+    }
+  }
+
+  func handleDaemonLine(_ line: UnsafeMutableBufferPointer<UInt8>) {
+    guard let fields = JSONFields(UnsafeBufferPointer(line)) else {
+      log.warning("the daemon sent a line that is not a JSON object; ignored")
+      return
+    }
+    let type = fields.text("type", in: UnsafeBufferPointer(line))
+    if !greeted {
+      if type == "error" {
+        log.error(
+          "\(socketPath): \(fields.text("reason", in: UnsafeBufferPointer(line)) ?? "refused")")
+        exitCode = 69
+        closeDaemon(publish: false)
+        return
+      }
+      greeted = true
+      log.info("connected to the daemon at \(socketPath)")
+      perform(core.daemonConnected())
+      return
+    }
+    if type == "code" {
+      // The line's bytes go out as they are and are zeroed with the buffer; the id and
+      // keypad are the only members turned into Strings.
+      let id = fields.text("id", in: UnsafeBufferPointer(line)) ?? "?"
+      let keypad = fields.text("keypad", in: UnsafeBufferPointer(line)) ?? "default"
+      let topic = core.codeTopic(id: id, keypad: keypad)
+      let rc =
+        session.client?.publish(
+          topic: topic, payload: UnsafeRawBufferPointer(line), retain: false) ?? -1
+      if rc != 0 {
+        log.warning("attempt \(id) on keypad \(keypad): the code could not be published")
+      }
+      return
+    }
+    perform(core.daemonLine(String(decoding: line, as: UTF8.self), now: Clock.monotonic()))
+  }
+
+  // MARK: broker side
+
+  func verdictMessage(_ topic: String, _ payload: UnsafeMutableRawBufferPointer) {
+    guard MQTTTopic.matches(topic, filter: core.verdictFilter) else { return }
+    switch BridgeCore.verdictLine(payload: Array(payload)) {
+    case .failure(let problem):
+      log.warning("\(topic): \(problem.reason); ignored")
+    case .success(let line):
+      guard let fd = daemon, greeted else {
+        log.warning("\(topic): not connected to the daemon; verdict dropped")
+        return
+      }
+      do { try fd.writeAll(Array((line + "\n").utf8)) } catch {
+        log.warning("\(topic): cannot send the verdict to the daemon: \(error)")
+      }
+    }
+  }
+
+  func perform(_ actions: [BridgeCore.Action]) {
+    for action in actions {
+      switch action {
+      case .publish(let topic, let payload, let retain):
+        if let client = session.client, session.isConnected {
+          let rc = client.publish(topic: topic, text: payload, retain: retain)
+          if rc != 0 { log.warning("cannot publish to \(topic): \(MQTTClient.describe(rc))") }
+        }
+      case .sendToDaemon(let line):
+        guard let fd = daemon else { continue }
+        do { try fd.writeAll(Array((line + "\n").utf8)) } catch {
+          log.warning("cannot write to the daemon: \(error)")
+        }
+      case .warn(let text):
+        log.warning(text)
+      }
+    }
+  }
+
+  func shutDown() {
+    if session.isConnected, let client = session.client {
+      client.publish(topic: core.statusTopic, text: "offline", retain: true)
+    }
+    closeDaemon(publish: false)
+    session.close()
+    log.info("stopped")
+  }
+}
+
+/// Lines from the daemon in one fixed buffer, read without blocking; every byte is
+/// zeroed once its line has been handled, so a code's digits are not left behind.
+final class SecretLineBuffer {
+  static let capacity = 64 * 1024
+  private let buffer: UnsafeMutablePointer<UInt8>
+  private var filled = 0
+
+  init() {
+    buffer = .allocate(capacity: SecretLineBuffer.capacity)
+    buffer.initialize(repeating: 0, count: SecretLineBuffer.capacity)
+  }
+  deinit {
+    explicitZero(buffer, SecretLineBuffer.capacity)
+    buffer.deallocate()
+  }
+
+  func wipe() {
+    explicitZero(buffer, SecretLineBuffer.capacity)
+    filled = 0
+  }
+
+  /// Reads what is there; false when the peer closed (or a line outgrew the buffer).
+  func read(from fd: FileDescriptor) -> Bool {
+    while true {
+      guard filled < SecretLineBuffer.capacity else { return false }
+      let n = Glibc.read(fd.rawValue, buffer + filled, SecretLineBuffer.capacity - filled)
+      if n > 0 {
+        filled += n
+        continue
+      }
+      if n < 0, errno == EINTR { continue }
+      if n < 0, errno == EAGAIN || errno == EWOULDBLOCK { return true }
+      return false
+    }
+  }
+
+  /// Each complete line (without its newline), then zeroes what was handled.
+  func forEachLine(_ body: (UnsafeMutableBufferPointer<UInt8>) -> Void) {
+    var start = 0
+    while let newline = (start..<filled).first(where: { buffer[$0] == 0x0A }) {
+      body(UnsafeMutableBufferPointer(start: buffer + start, count: newline - start))
+      start = newline + 1
+    }
+    guard start > 0 else { return }
+    let rest = filled - start
+    if rest > 0 { memmove(buffer, buffer + start, rest) }
+    explicitZero(buffer + rest, filled - rest)
+    filled = rest
+  }
+}

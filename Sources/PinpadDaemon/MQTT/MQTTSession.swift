@@ -1,0 +1,272 @@
+import Glibc
+import PinpadCore
+import PinpadSystem
+
+/// A broker connection that comes back: connects, and after a loss reconnects with
+/// backoff (1 s doubling to 30 s), each time with a fresh `MQTTClient`. Shared by the
+/// bridge and the fleet controller; they add their sockets to the same poll loop.
+///
+/// Before the first successful connection a refusal that retrying cannot fix (bad
+/// credentials, a failed TLS check) is `fatal` (exit 69); afterwards it is retried.
+final class MQTTSession {
+  let settings: MQTTSettings
+  let log: Logger
+  let name: String
+  private let password: SecretPassword?
+  private let will: (topic: String, payload: String)?
+  private(set) var client: MQTTClient? = nil
+  private(set) var isConnected = false
+  private var retryAt: Instant? = nil
+  private var connectDeadline: Instant? = nil
+  private var backoff = Backoff(initial: .seconds(1), ceiling: MQTTSession.maxBackoff)
+  private var everConnected = false
+  private var clientIsDead = false
+  private var saidWaiting = false
+  private var closedEarly: Int32? = nil
+  /// Set when the first connection was refused for a reason retrying cannot fix.
+  private(set) var fatal: String? = nil
+
+  var onConnected: (MQTTClient) -> Void = { _ in }
+  var onLost: () -> Void = {}
+  var onMessage: (String, UnsafeMutableRawBufferPointer) -> Void = { _, _ in }
+
+  static let maxBackoff: Duration = .seconds(30)
+  static let connectTimeout: Duration = .seconds(10)
+
+  init(
+    settings: MQTTSettings, password: SecretPassword?, will: (String, String)?, log: Logger,
+    name: String
+  ) {
+    self.settings = settings
+    self.password = password
+    self.will = will.map { (topic: $0.0, payload: $0.1) }
+    self.log = log
+    self.name = name
+  }
+
+  var brokerName: String {
+    "\(settings.broker.tls ? "mqtts" : "mqtt")://\(settings.broker.host):\(settings.broker.port)"
+  }
+
+  func start(now: Instant) { attempt(now: now) }
+
+  private func attempt(now: Instant) {
+    retryAt = nil
+    let made: MQTTClient
+    do {
+      made = try MQTTClient(clientID: name)
+      if !settings.username.isEmpty {
+        try made.setCredentials(username: settings.username, password: password?.cString)
+      }
+      if settings.broker.tls {
+        try made.setTLS(
+          caFile: settings.caFile, certFile: settings.certFile, keyFile: settings.keyFile)
+      }
+      if let will { try made.setWill(topic: will.topic, payload: will.payload) }
+    } catch {
+      failed("\(brokerName): \(error)", permanent: true, now: now)
+      return
+    }
+    made.onConnect = { [unowned self] code in connack(code) }
+    made.onDisconnect = { [unowned self] code in disconnected(code) }
+    made.onMessage = { [unowned self] topic, payload in onMessage(topic, payload) }
+    client = made
+    clientIsDead = false
+    closedEarly = nil
+    do {
+      try made.connect(host: settings.broker.host, port: settings.broker.port)
+    } catch {
+      let tls = MQTTClient.isTLSFailure(error.code) || made.lastTLSError != nil
+      let reason = tlsFailure(made)
+      client = nil
+      if !tls, settings.broker.tls, !everConnected, MQTTClient.isDroppedConnection(error) {
+        failed(closedTLSMessage, permanent: true, now: now)
+        return
+      }
+      failed(tls ? reason : "\(brokerName): \(error)", permanent: tls, now: now)
+      return
+    }
+    connectDeadline = now + MQTTSession.connectTimeout
+  }
+
+  private func connack(_ code: Int32) {
+    connectDeadline = nil
+    guard code == 0 else {
+      // 4: bad user name or password, 5: not authorised (MQTT 3.1.1).
+      let permanent = code == 4 || code == 5
+      clientIsDead = true
+      failed(
+        "\(brokerName): the broker refused the connection: \(MQTTClient.describeConnack(code))",
+        permanent: permanent, now: Clock.monotonic())
+      return
+    }
+    isConnected = true
+    everConnected = true
+    backoff.reset()
+    saidWaiting = false
+    log.info("connected to \(brokerName) as \(name)")
+    if let client { onConnected(client) }
+  }
+
+  private func disconnected(_ code: Int32) {
+    clientIsDead = true
+    connectDeadline = nil
+    if isConnected {
+      isConnected = false
+      log.warning(
+        "lost the connection to \(brokerName)\(code == 0 ? "" : ": \(MQTTClient.describe(code))")")
+      onLost()
+      if retryAt == nil { scheduleRetry(now: Clock.monotonic()) }
+    } else {
+      // Before the CONNACK: `pump` tells a failed TLS check from a dropped connection
+      // once libmosquitto has returned its own error code too.
+      closedEarly = code
+    }
+  }
+
+  /// What a failed TLS connection says, with OpenSSL's reason when there is one.
+  private func tlsFailure(_ client: MQTTClient?) -> String {
+    let detail = client?.lastTLSError.map { ": \($0)" } ?? " (certificate, CA or host name)"
+    return "\(brokerName): the TLS check failed\(detail)"
+  }
+
+  private var closedTLSMessage: String {
+    "\(brokerName): the broker closed the TLS connection before answering "
+      + "(does it require a client certificate, CertFile= and KeyFile=?)"
+  }
+
+  /// A connection that ended before the broker answered CONNECT.
+  private func endedEarly(_ codes: [Int32]) {
+    guard retryAt == nil, fatal == nil else { return }
+    if codes.contains(where: MQTTClient.isTLSFailure) || client?.lastTLSError != nil {
+      failed(tlsFailure(client), permanent: true, now: Clock.monotonic())
+    } else if settings.broker.tls, !everConnected {
+      // TLS 1.3 finishes the client's side of the handshake before the broker checks
+      // the client certificate; its refusal may then arrive as a bare close.
+      failed(closedTLSMessage, permanent: true, now: Clock.monotonic())
+    } else {
+      let code = codes.first { $0 != 0 } ?? 0
+      failed(
+        "\(brokerName): the connection closed before the broker answered"
+          + (code == 0 ? "" : " (\(MQTTClient.describe(code)))"), permanent: false,
+        now: Clock.monotonic())
+    }
+  }
+
+  private func failed(_ message: String, permanent: Bool, now: Instant) {
+    if permanent, !everConnected {
+      fatal = message
+      return
+    }
+    if !saidWaiting {
+      log.warning(
+        "\(message); retrying with backoff up to \(MQTTSession.maxBackoff.components.seconds) s")
+      saidWaiting = true
+    } else {
+      log.debug(message)
+    }
+    scheduleRetry(now: now)
+  }
+
+  private func scheduleRetry(now: Instant) {
+    retryAt = now + backoff.next()
+  }
+
+  /// Drops a dead client (never inside its own callback), retries when due, and gives
+  /// up on a CONNACK that does not come.
+  func housekeeping(now: Instant) {
+    if clientIsDead, client != nil {
+      client = nil
+      if isConnected {
+        isConnected = false
+        onLost()
+      }
+    }
+    if let deadline = connectDeadline, deadline <= now {
+      connectDeadline = nil
+      client = nil
+      failed("\(brokerName): no answer to CONNECT", permanent: false, now: now)
+    }
+    if let due = retryAt, due <= now, client == nil { attempt(now: now) }
+  }
+
+  /// The soonest time `housekeeping` has something to do.
+  var nextDeadline: Instant? { [retryAt, connectDeadline].compactMap { $0 }.min() }
+
+  /// Poll entry for the broker socket, if any.
+  var pollEntry: pollfd? {
+    guard let client, !clientIsDead else { return nil }
+    let fd = client.fd
+    guard fd >= 0 else { return nil }
+    return pollfd(
+      fd: fd, events: Int16(POLLIN) | (client.wantsWrite ? Int16(POLLOUT) : 0), revents: 0)
+  }
+
+  func pump(readable: Bool) {
+    guard let client, !clientIsDead else { return }
+    let rc = client.pump(readable: readable)
+    if rc != mosquittoSuccess, !clientIsDead {
+      // libmosquitto closed the socket; the disconnect callback may not have run.
+      disconnected(rc)
+    }
+    if let early = closedEarly {
+      closedEarly = nil
+      endedEarly([rc, early])
+    }
+  }
+
+  /// Sends what is queued (the last "offline"), then disconnects: for shutdown.
+  func close(flushing seconds: Double = 1) {
+    guard let client, isConnected else { return }
+    let end = Clock.monotonic() + .milliseconds(Int64(seconds * 1000))
+    while client.wantsWrite, Clock.monotonic() < end, !clientIsDead {
+      var entry = pollfd(fd: client.fd, events: Int16(POLLOUT), revents: 0)
+      _ = poll(&entry, 1, 100)
+      client.pump(readable: false)
+    }
+    isConnected = false
+    client.disconnect()
+    client.pump(readable: false)
+    self.client = nil
+  }
+}
+
+private let mosquittoSuccess: Int32 = 0
+
+/// The first line of `[MQTT] PasswordFile=`, in one buffer zeroed when dropped.
+final class SecretPassword {
+  static let capacity = 1024
+  private let bytes: UnsafeMutablePointer<CChar>
+
+  /// nil with the reason when the file cannot be read.
+  init(path: String) throws(SystemError) {
+    bytes = .allocate(capacity: SecretPassword.capacity + 1)
+    bytes.initialize(repeating: 0, count: SecretPassword.capacity + 1)
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else {
+      let error = Errno.current
+      explicitZero(bytes, SecretPassword.capacity + 1)
+      throw SystemError("cannot read \(path)", error)
+    }
+    defer { Glibc.close(fd) }
+    var count = 0
+    while count < SecretPassword.capacity {
+      let n = read(fd, bytes + count, SecretPassword.capacity - count)
+      if n < 0, errno == EINTR { continue }
+      if n < 0 { throw SystemError("cannot read \(path)", Errno.current) }
+      if n == 0 { break }
+      count += n
+    }
+    // Keep the first line only.
+    var end = 0
+    while end < count, bytes[end] != 0x0A, bytes[end] != 0x0D { end += 1 }
+    explicitZero(bytes + end, SecretPassword.capacity + 1 - end)
+  }
+
+  deinit {
+    explicitZero(bytes, SecretPassword.capacity + 1)
+    bytes.deallocate()
+  }
+
+  var cString: UnsafePointer<CChar> { UnsafePointer(bytes) }
+}
