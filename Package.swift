@@ -8,6 +8,7 @@
 //   PinpadScreen  layout and raster for the framebuffer and snapshots: pure Swift + zlib
 //   PinpadSystem  thin typed wrappers over Linux syscalls, evdev, udev, framebuffer
 //   PinpadDaemon  the daemon: event loop, inputs, socket server, displays
+//   PinpadControl pinpadctl's commands: controller, codes files, MQTT bridge (libmosquitto)
 //   pinpadd, pinpadctl  the two programs
 import PackageDescription
 
@@ -35,15 +36,19 @@ let package = Package(
       dependencies: ["PinpadCore", "CPinpadShim", "CLibevdev", "CLibudev"]),
     .target(
       name: "PinpadDaemon",
-      dependencies: ["PinpadCore", "PinpadScreen", "PinpadSystem", "CLibcrypt", "CMosquitto"]),
+      dependencies: ["PinpadCore", "PinpadScreen", "PinpadSystem"]),
+    // pinpadctl's commands: the controller, codes files, hashing and the MQTT bridge.
+    // Its own module, so that pinpadd links neither libmosquitto nor libcrypt.
+    .target(
+      name: "PinpadControl", dependencies: ["PinpadDaemon", "CLibcrypt", "CMosquitto"]),
     .executableTarget(name: "pinpadd", dependencies: ["PinpadDaemon"]),
-    .executableTarget(name: "pinpadctl", dependencies: ["PinpadDaemon"]),
+    .executableTarget(name: "pinpadctl", dependencies: ["PinpadControl"]),
 
     .testTarget(name: "PinpadCoreTests", dependencies: ["PinpadCore"]),
     .testTarget(
       name: "PinpadScreenTests", dependencies: ["PinpadScreen"], resources: [.copy("Goldens")]),
     .testTarget(name: "PinpadSystemTests", dependencies: ["PinpadSystem"]),
-    .testTarget(name: "PinpadDaemonTests", dependencies: ["PinpadDaemon"]),
+    .testTarget(name: "PinpadDaemonTests", dependencies: ["PinpadDaemon", "PinpadControl"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -79,6 +79,10 @@ for bin in usr/sbin/pinpadd usr/bin/pinpadctl; do
   others=$(grep -vE "$allowed" <<<"$needed" || true)
   [[ -z $others ]] || fail "$bin needs libraries outside Debian's base set: $others"
   grep -q swift <<<"$needed" && fail "$bin needs a Swift library: $needed"
+  # The daemon never touches the network: the MQTT client library is pinpadctl's only.
+  if [[ $bin == usr/sbin/pinpadd ]] && grep -qE 'mosquitto|ssl|crypto' <<<"$needed"; then
+    fail "pinpadd links a network library: $needed"
+  fi
   sections=$(readelf -S "$elf")
   if grep -qE '\.symtab|\.debug_info' <<<"$sections"; then
     fail "$bin is not stripped"

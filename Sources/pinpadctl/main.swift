@@ -1,4 +1,4 @@
 import Glibc
-import PinpadDaemon
+import PinpadControl
 
 exit(ControlMain.run(arguments: Array(CommandLine.arguments.dropFirst())))

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import PinpadControl
 @testable import PinpadDaemon
 
 /// `serve` uses a codes file only when others can neither read nor write it (issue 14).

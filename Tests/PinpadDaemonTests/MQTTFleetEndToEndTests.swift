@@ -12,7 +12,7 @@ struct MQTTFleetEndToEndTests {
     let dir = TempDir()
     let broker = try Broker(dir: dir)
     let hashed = try runProgram(E2E.pinpadctl, ["hash", "alice"], input: "2468\n", timeout: 30)
-    let codes = dir.write("codes", hashed.stdout)
+    let codes = ControllerEndToEndTests.writeCodes(dir, hashed.stdout)
     let controllerConfig = dir.write(
       "controller.conf",
       mqttSection(broker: "mqtt://127.0.0.1:\(broker.port)", topic: "site/controller"))
@@ -54,7 +54,7 @@ struct MQTTFleetEndToEndTests {
   func topicsFilter() throws {
     let dir = TempDir()
     let broker = try Broker(dir: dir)
-    let codes = dir.write("codes", "")
+    let codes = ControllerEndToEndTests.writeCodes(dir, "")
     let config = dir.write(
       "c.conf", mqttSection(broker: "mqtt://127.0.0.1:\(broker.port)", topic: "site/controller"))
     let bad = try runProgram(
@@ -100,7 +100,7 @@ struct MQTTAccessListEndToEndTests {
     let broker = try Broker(users: users, aclFile: Self.acl, dir: dir)
     for (user, password) in users { dir.write("\(user).pw", password + "\n") }
     let hashed = try runProgram(E2E.pinpadctl, ["hash", "alice"], input: "2468\n", timeout: 30)
-    let codes = dir.write("codes", hashed.stdout)
+    let codes = ControllerEndToEndTests.writeCodes(dir, hashed.stdout)
     func section(_ user: String, _ topic: String) -> String {
       mqttSection(
         broker: "mqtt://127.0.0.1:\(broker.port)", topic: topic,

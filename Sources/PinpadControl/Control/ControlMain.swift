@@ -1,4 +1,5 @@
 import PinpadCore
+import PinpadDaemon
 import PinpadSystem
 
 /// `pinpadctl`: a small client for pinpadd's socket (SPEC §1).

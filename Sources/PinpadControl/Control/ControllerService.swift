@@ -1,5 +1,6 @@
 import Glibc
 import PinpadCore
+import PinpadDaemon
 import PinpadSystem
 
 /// `pinpadctl serve` and `pinpadctl hash`: the reference controller (SPEC §4.4).

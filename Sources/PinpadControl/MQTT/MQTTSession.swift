@@ -1,5 +1,6 @@
 import Glibc
 import PinpadCore
+import PinpadDaemon
 import PinpadSystem
 
 /// A broker connection that comes back: connects, and after a loss reconnects with

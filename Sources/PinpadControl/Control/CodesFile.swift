@@ -1,4 +1,5 @@
 import Glibc
+import PinpadDaemon
 import PinpadSystem
 
 /// The `--codes FILE` of `pinpadctl serve`: one `NAME:HASH` line per person, HASH a

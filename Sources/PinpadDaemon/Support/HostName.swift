@@ -1,8 +1,8 @@
 import Glibc
 
 /// The machine's host name, for `%H` in `[MQTT] ClientID=` and `Topic=`.
-enum HostName {
-  static var current: String {
+package enum HostName {
+  package static var current: String {
     var buffer = [CChar](repeating: 0, count: 256)
     guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
     let name = String(

@@ -1,5 +1,6 @@
 import Glibc
 import PinpadCore
+import PinpadDaemon
 import PinpadSystem
 
 /// `pinpadctl serve --codes FILE --mqtt`: answers the codes of every device on the

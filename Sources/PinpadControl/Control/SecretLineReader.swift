@@ -1,4 +1,5 @@
 import Glibc
+import PinpadDaemon
 import PinpadSystem
 
 /// Reads the daemon's lines into one fixed buffer that is zeroed as lines are used, so

@@ -1,5 +1,6 @@
 import Glibc
 import PinpadCore
+import PinpadDaemon
 import PinpadSystem
 
 /// `pinpadctl mqtt`: bridges one daemon to an MQTT broker (SPEC §8).
