@@ -9,9 +9,10 @@
 . "$RIG_LIB/guest.sh"
 
 if [ "${1:-}" = setup ]; then
-  make -s -o build install DESTDIR= PREFIX=/usr || rig_fail "make install"
-  # make install does not ship the bridge's unit yet (the packaging work adds it).
-  sed 's|@BINDIR@|/usr/bin|g' systemd/pinpadd-mqtt.service >/etc/systemd/system/pinpadd-mqtt.service
+  # The debug build made on the host (the toolchain's libraries are in the shared root);
+  # make install ships every unit in systemd/, the bridge's included.
+  make -s -o build install INSTALL_CONFIGURATION=debug DESTDIR= PREFIX=/usr || rig_fail "make install"
+  [ -f /lib/systemd/system/pinpadd-mqtt.service ] || rig_fail "make install left out pinpadd-mqtt.service"
   systemctl --root=/ enable pinpadd.socket || rig_fail "systemctl enable pinpadd.socket"
   cat >/etc/pinpadd/pinpadd.conf <<'EOF2'
 [MQTT]
