@@ -2,8 +2,75 @@ import PinpadCore
 import PinpadScreen
 import PinpadSystem
 
-/// Choosing and opening the display and the inputs.
+/// Setting up, in the order `setUp` takes them: signals and the timers, the socket
+/// (Daemon+Socket.swift), the display, the inputs; and reading the lockout state first.
 extension Daemon {
+  func setUp() throws(StartError) {
+    do {
+      try loop.watch(signals.fd, .readable) { [unowned self] _ in self.handleSignals() }
+      try loop.watch(deadlineTimer.fd, .readable) { [unowned self] _ in
+        self.deadlineTimer.acknowledge()
+        self.send(.tick)
+      }
+    } catch {
+      throw .unavailable("cannot watch signals: \(error)")
+    }
+    try openSocket()
+    try openDisplay()
+    try openInputs()
+    if let interval = Systemd.watchdogInterval() {
+      do {
+        let timer = try Timer()
+        try loop.watch(timer.fd, .readable) { [unowned timer] _ in
+          timer.acknowledge()
+          Systemd.notify("WATCHDOG=1")
+        }
+        timer.arm(at: Clock.monotonic(), interval: .nanoseconds(interval.nanoseconds / 2))
+        watchdogTimer = timer
+      } catch {
+        throw .unavailable("cannot start the watchdog timer: \(error)")
+      }
+    }
+  }
+
+  /// Reads the lockout state. A state directory that cannot be written fails the start
+  /// (69): lockouts would silently stop surviving restarts. `--state-dir none` keeps
+  /// them in memory only, on purpose.
+  static func loadLockouts(
+    _ lockout: LockoutStore, options: Options, config: Configuration, log: Logger
+  ) throws(StartError) -> SavedLockouts {
+    if options.stateDirectory == "none" {
+      log.info("--state-dir none: lockouts are kept in memory only and end with the process")
+      return SavedLockouts()
+    }
+    do {
+      try FileSystem.makeDirectories(options.stateDirectory, mode: 0o700)
+      try FileSystem.checkWritable(options.stateDirectory)
+    } catch {
+      throw .unavailable(
+        "state directory: \(error); lockouts could not survive a restart "
+          + "(--state-dir none runs without saving them)")
+    }
+    guard FileSystem.exists(lockout.path) else { return SavedLockouts() }
+    let now = Clock.monotonic()
+    let text: String
+    do { text = String(decoding: try FileSystem.read(lockout.path), as: UTF8.self) } catch {
+      log.error("\(error); every keypad starts locked for \(config.lockout.lockout.seconds) s")
+      return SavedLockouts(
+        states: ["*": LockoutState(level: 1, lockedUntil: now + config.lockout.lockout)],
+        fileDiffers: true)
+    }
+    let parsed = LockoutStore.parse(
+      text, nowMono: now, nowWallMs: Clock.wallNanoseconds() / 1_000_000,
+      conservative: config.lockout.lockout)
+    for problem in parsed.problems {
+      log.error(
+        "\(lockout.path): \(problem); treated as locked for \(config.lockout.lockout.seconds) s")
+    }
+    return SavedLockouts(
+      states: parsed.states, guessed: parsed.guessed, fileDiffers: !parsed.problems.isEmpty)
+  }
+
   func openDisplay() throws(StartError) {
     let spec: DisplaySpec
     if let given = options.display {
@@ -52,7 +119,9 @@ extension Daemon {
         }
       }
       if FileDescriptor.standardOutput.isTerminal {
-        display = try! ConsoleDisplay(tty: nil)
+        do { display = try ConsoleDisplay(tty: nil) } catch {
+          throw .unavailable("display: \(error)")
+        }
         log.info("display: console on the current terminal")
         shareTerminal()
       } else {
@@ -89,9 +158,7 @@ extension Daemon {
     config.display.font.isEmpty ? nil : try DisplayFont.load(path: config.display.font)
   }
 
-  /// The keypad a non-device input (terminal, recording) feeds: "default", or the
-  /// first `[Keypad]` section when there are any.
-  var defaultKeypad: String { config.keypads.first?.name ?? "default" }
+  var defaultKeypad: String { session.defaultKeypad }
 
   func openInputs() throws(StartError) {
     let specs = options.inputs.isEmpty ? [InputSpec.auto] : options.inputs
@@ -116,7 +183,7 @@ extension Daemon {
             mode: .path(path), keypads: config.keypads, fallbackKeypad: defaultKeypad, log: log)
         }
         try input.start(loop: loop) { [unowned self] keypad, event in
-          self.handle(event, keypad: keypad)
+          self.input(event, keypad: keypad)
         }
       } catch {
         throw .unavailable("\(error)")

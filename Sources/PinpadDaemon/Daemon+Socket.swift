@@ -1,7 +1,7 @@
 import PinpadCore
 import PinpadSystem
 
-/// The controller socket: where it comes from, who may use it, what it answers.
+/// Opening the controller socket: where it comes from and who may use it.
 extension Daemon {
   func openSocket() throws(StartError) {
     var missingGroups = MissingGroups()
@@ -22,8 +22,8 @@ extension Daemon {
     do {
       let server = try SocketServer(
         listener: fd, loop: loop, policy: policy, version: pinpaddVersion, log: log)
-      server.onRequest = { [unowned self] client, request in self.answer(request, from: client) }
-      server.onClientReady = { [unowned self] _ in self.deliverWaitingCodes() }
+      server.onRequest = { [unowned self] client, request in self.request(request, from: client) }
+      server.onClientReady = { [unowned self] _ in self.send(.clientReady) }
       self.server = server
     } catch {
       throw .unavailable("socket: \(error)")
@@ -101,52 +101,6 @@ extension Daemon {
       }
     }
     return AccessPolicy(uids: uids, gids: gids)
-  }
-
-  func answer(_ request: ClientRequest, from client: SocketClient) {
-    switch request {
-    case .status:
-      server?.send(DaemonMessage.status(statusFields()), to: client)
-    case .verdict(let id, let granted, let message):
-      verdict(id: id, granted: granted, message: message, from: client)
-    }
-  }
-
-  /// The `status` answer: names, phases, lengths and counts; never a digit.
-  func statusFields() -> [(String, JSONValue)] {
-    let now = now()
-    let keypads: [JSONValue] = machines.keys.sorted().map { name in
-      let machine = machines[name]!
-      var phase = "idle"
-      var lockedSeconds = 0
-      switch machine.phase {
-      case .idle: phase = "idle"
-      case .entering: phase = "entering"
-      case .checking: phase = "checking"
-      case .locked(let until):
-        phase = "locked"
-        lockedSeconds = Int((until - now).nanoseconds.saturatingAdd(999_999_999) / 1_000_000_000)
-      }
-      var fields: [(String, JSONValue)] = [
-        ("name", .string(name)), ("state", .string(phase)),
-        ("length", .number(Double(machine.length))),
-      ]
-      // The count starts again with a lockout: while locked, a 0 would mislead.
-      if phase != "locked" {
-        fields.append(("failures", .number(Double(machine.lockoutState.failures))))
-      }
-      fields.append(("locked_seconds", .number(Double(lockedSeconds))))
-      return .object(fields)
-    }
-    return [
-      ("version", .string(pinpaddVersion)),
-      ("keypads", .array(keypads)),
-      ("inputs", .array(inputs.map { .string($0.name) })),
-      ("clients", .number(Double(server?.count ?? 0))),
-      ("queued_bytes", .number(Double(server?.totalQueued ?? 0))),
-      ("lockouts_saved", .bool(statePersistent && lockoutSaveError == nil)),
-      ("pending", .number(Double(attempts.attempts.count))),
-    ]
   }
 }
 
