@@ -46,7 +46,8 @@ public final class Daemon {
     self.log = log
     self.signals = signals
     lockout = LockoutStore(directory: options.stateDirectory)
-    let saved = try Self.loadLockouts(lockout, options: options, config: config, log: log)
+    let saved = try LockoutFile.load(
+      directory: options.stateDirectory, config: config, log: log)
     let prefix = FileSystem.randomBytes(4).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }
       .joined()
     session = Session(
@@ -105,11 +106,17 @@ public final class Daemon {
     case .dropUnreadCode(let id): server?.dropUnreadSecrets(of: id)
     case .show(let model): display.show(model)
     case .persistLockouts(let states, let at):
-      send(.lockoutsSaved(failure: saveLockouts(states, at: at)))
+      // With the socket's reserve descriptor: clients holding every other one must
+      // not stop a lockout from being kept.
+      let failure = LockoutFile.save(states, at: at, to: lockout, reserve: server)
+      send(.lockoutsSaved(failure: failure))
     case .notify(let line): Systemd.notify(line)
     case .log(let level, let line): log.log(level, line)
     case .reconfigure(let config):
-      if let console = display as? ConsoleDisplay { console.hint = terminalHint }
+      if let console = display as? ConsoleDisplay {
+        console.hint = DisplaySetup.hint(
+          display, terminalInput: options.inputs.contains(.terminal), config.entry)
+      }
       for case let devices as KeypadDevices in inputs {
         devices.reconfigure(keypads: config.keypads)
       }
@@ -129,22 +136,6 @@ public final class Daemon {
     line.removeAll(keepingCapacity: true)
     DaemonMessage.appendCode(id: id, keypad: keypad, digits: digits, at: at, to: &line)
     return server.broadcastSecret(&line, id: id)
-  }
-
-  /// Writes the lockout file (with the socket's reserve descriptor: clients holding
-  /// every other one must not stop a lockout from being kept); nil or why not.
-  private func saveLockouts(_ states: [String: LockoutState], at: Instant) -> String? {
-    let text = LockoutStore.render(
-      states, nowMono: at, nowWallMs: Clock.wallNanoseconds() / 1_000_000)
-    let write = { () throws(SystemError) in
-      try FileSystem.writeAtomically(self.lockout.path, Array(text.utf8))
-    }
-    do {
-      if let server { try server.withReserve(write) } else { try write() }
-      return nil
-    } catch {
-      return "\(error)"
-    }
   }
 
   /// After each batch of events: the screen, then the one timer.

@@ -1,38 +1,13 @@
 import PinpadCore
 import PinpadSystem
 
-/// Opening the controller socket: where it comes from and who may use it.
-extension Daemon {
-  func openSocket() throws(StartError) {
-    var missingGroups = MissingGroups()
-    let policy = try accessPolicy(&missingGroups)
-    let fd: FileDescriptor
-    if let passed = Systemd.listenDescriptors().first(where: UnixSocket.isListeningStream) {
-      fd = passed
-      log.info("socket: using the socket passed by systemd")
-    } else {
-      let path = options.socketPath ?? config.socket.path
-      fd = try bindSocket(path: path, &missingGroups)
-      ownedSocketPath = path
-      ownedSocketIdentity = FileSystem.identity(path)
-      log.info("socket: listening on \(path)")
-    }
-    for line in missingGroups.warnings { log.warning(line) }
-    listener = fd
-    do {
-      let server = try SocketServer(
-        listener: fd, loop: loop, policy: policy, version: pinpaddVersion, log: log)
-      server.onRequest = { [unowned self] client, request in self.request(request, from: client) }
-      server.onClientReady = { [unowned self] _ in self.send(.clientReady) }
-      self.server = server
-    } catch {
-      throw .unavailable("socket: \(error)")
-    }
-  }
-
+/// Opening the controller socket: binding its file, resolving who may connect.
+enum ControllerSocket {
   /// Binds `path` with mode 0660 and the configured group. A socket file left by a
   /// daemon that died is replaced; one that still answers is not.
-  private func bindSocket(path: String, _ missing: inout MissingGroups) throws(StartError)
+  static func bind(
+    path: String, _ config: SocketConfig, log: Logger, _ missing: inout MissingGroups
+  ) throws(StartError)
     -> FileDescriptor
   {
     let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
@@ -50,7 +25,7 @@ extension Daemon {
       }
       FileSystem.remove(path)
     }
-    let gid = try resolveGroup(&missing)  // before binding: a bad Group= leaves no socket file
+    let gid = try resolveGroup(config, &missing)  // before binding: a bad Group= leaves no socket file
     let fd: FileDescriptor
     do {
       fd = try FileSystem.withUmask(0o117) { try UnixSocket.listen(path: path) }
@@ -68,32 +43,36 @@ extension Daemon {
 
   /// `[Socket] Group=`: a missing default group falls back to the daemon's own group
   /// with a warning; a missing group that was written in the file is an error.
-  private func resolveGroup(_ missing: inout MissingGroups) throws(StartError) -> UInt32 {
-    let name = config.socket.group
+  private static func resolveGroup(_ config: SocketConfig, _ missing: inout MissingGroups)
+    throws(StartError) -> UInt32
+  {
+    let name = config.group
     if let gid = Accounts.groupID(named: name) { return gid }
-    if config.socket.explicitKeys.contains("Group") {
+    if config.explicitKeys.contains("Group") {
       throw .configuration("[Socket] Group=\(name): no such group")
     }
     missing.add(name, .socketFile)
     return ProcessSetup.groupID
   }
 
-  private func accessPolicy(_ missing: inout MissingGroups) throws(StartError) -> AccessPolicy {
+  static func accessPolicy(_ config: SocketConfig, log: Logger, _ missing: inout MissingGroups)
+    throws(StartError) -> AccessPolicy
+  {
     var uids = Set<UInt32>()
     var gids = Set<UInt32>()
-    for name in config.socket.allowUsers {
+    for name in config.allowUsers {
       if let uid = Accounts.userID(named: name) {
         uids.insert(uid)
-      } else if config.socket.explicitKeys.contains("AllowUsers") {
+      } else if config.explicitKeys.contains("AllowUsers") {
         throw .configuration("[Socket] AllowUsers: no such user \(name)")
       } else {
         log.warning("socket: user \(name) does not exist")
       }
     }
-    for name in config.socket.allowGroups {
+    for name in config.allowGroups {
       if let gid = Accounts.groupID(named: name) {
         gids.insert(gid)
-      } else if config.socket.explicitKeys.contains("AllowGroups") {
+      } else if config.explicitKeys.contains("AllowGroups") {
         throw .configuration("[Socket] AllowGroups: no such group \(name)")
       } else {
         missing.add(name, .allowed)
