@@ -15,13 +15,10 @@ public struct FramebufferError: Error, CustomStringConvertible, Sendable {
   }
 }
 
-/// Runs a call returning -1 with errno on failure, retrying EINTR.
+/// `syscall`, failing with a `FramebufferError` that says what was being done.
 @inline(__always)
 func framebufferCall(_ operation: @autoclosure () -> String, _ body: () -> Int32) throws -> Int32 {
-  while true {
-    let rc = body()
-    if rc != -1 { return rc }
-    let code = errno
-    if code != EINTR { throw FramebufferError(operation(), code: code) }
+  do { return try syscall(body) } catch {
+    throw FramebufferError(operation(), code: error.rawValue)
   }
 }

@@ -10,15 +10,11 @@ public struct Errno: Error, Equatable, Hashable, Sendable, CustomStringConvertib
 
   public static let interrupted = Errno(EINTR)
   public static let wouldBlock = Errno(EAGAIN)
-  public static let noDevice = Errno(ENODEV)
   public static let noEntry = Errno(ENOENT)
-  public static let brokenPipe = Errno(EPIPE)
-  public static let connectionRefused = Errno(ECONNREFUSED)
   public static let notPermitted = Errno(EPERM)
   public static let accessDenied = Errno(EACCES)
-  public static let addressInUse = Errno(EADDRINUSE)
 
-  /// strerror(3): "No such device".
+  /// strerror(3): "Permission denied".
   public var description: String { String(cString: strerror(rawValue)) }
 }
 
