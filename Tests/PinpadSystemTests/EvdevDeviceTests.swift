@@ -217,7 +217,7 @@ private final class FakeKernel {
       Issue.record("expected the ioctl to be tried")
       return
     }
-    #expect(error.errno == ENOTTY)
+    #expect(error.errno == Errno(ENOTTY))
     #expect(!kernel.device.isGrabbed)
   }
 
@@ -233,7 +233,7 @@ private final class FakeKernel {
       Issue.record("expected the ioctl to be tried once the queue was read")
       return
     }
-    #expect(error.errno == ENOTTY)
+    #expect(error.errno == Errno(ENOTTY))
   }
 
   @Test func aLongFloodIsReadInBoundedBatches() {

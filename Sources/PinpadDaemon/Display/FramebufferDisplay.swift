@@ -52,8 +52,8 @@ public final class FramebufferDisplay: Display {
     guard format.isSupported else {
       terminal?.close()
       framebuffer.close()
-      throw FramebufferError(
-        "\(framebuffer.path): pixel format \(format) is not supported", code: 0)
+      throw SystemError.failure(
+        "\(framebuffer.path): pixel format \(format) is not supported")
     }
     self.framebuffer = framebuffer
     self.format = format

@@ -109,17 +109,17 @@ public final class Framebuffer {
     do {
       let info = try queries.info(of: fd, path: path)
       guard info.isTrueColor, [16, 24, 32].contains(info.bitsPerPixel) else {
-        throw FramebufferError(
-          "\(path): \(info.bitsPerPixel) bpp \(info.isTrueColor ? "" : "palette ")mode is not supported",
-          code: 0)
+        throw SystemError.failure(
+          "\(path): \(info.bitsPerPixel) bpp \(info.isTrueColor ? "" : "palette ")mode is not supported"
+        )
       }
       guard info.fitsInMemory else {
-        throw FramebufferError(
-          "\(path): visible area does not fit its \(info.memoryLength)-byte memory", code: 0)
+        throw SystemError.failure(
+          "\(path): visible area does not fit its \(info.memoryLength)-byte memory")
       }
       let mapped = mmap(nil, info.memoryLength, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
       guard let mapped, mapped != MAP_FAILED else {
-        throw FramebufferError("cannot map \(path)", code: errno)
+        throw SystemError("cannot map \(path)", Errno(errno))
       }
       self.info = info
       self.memory = mapped

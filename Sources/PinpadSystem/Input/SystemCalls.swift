@@ -1,11 +1,5 @@
 import Glibc
 
-/// `strerror(3)` as a Swift string.
-func errnoText(_ code: Int32) -> String {
-  guard let text = strerror(code) else { return "error \(code)" }
-  return String(cString: text)
-}
-
 /// `syscall` for callers that check -1 and errno themselves.
 @inline(__always)
 func retryingEINTR(_ call: () -> Int32) -> Int32 { (try? syscall(call)) ?? -1 }
