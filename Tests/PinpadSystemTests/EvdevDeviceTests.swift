@@ -203,7 +203,7 @@ private final class FakeKernel {
     let kernel = FakeKernel()
     kernel.device.close()
     #expect(kernel.device.readEvents().gone)
-    #expect(kernel.device.fd == -1)
+    #expect(kernel.device.fd.rawValue == -1)
     kernel.device.close()
   }
 

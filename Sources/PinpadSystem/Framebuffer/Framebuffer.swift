@@ -98,7 +98,7 @@ public final class Framebuffer {
   public let info: FramebufferInfo
   /// The mapping, `info.memoryLength` bytes; nil once closed.
   public private(set) var memory: UnsafeMutableRawPointer?
-  private var fd: Int32
+  private var fd: FileDescriptor?
 
   /// Opens `path` read-write, asks for its screen information and maps its memory.
   public init(path: String = "/dev/fb0", queries: FramebufferQueries = LinuxFramebufferQueries())
@@ -123,7 +123,7 @@ public final class Framebuffer {
       }
       self.info = info
       self.memory = mapped
-      self.fd = fd
+      self.fd = FileDescriptor(rawValue: fd)
     } catch {
       _ = Glibc.close(fd)
       throw error
@@ -145,10 +145,8 @@ public final class Framebuffer {
       munmap(memory, info.memoryLength)
       self.memory = nil
     }
-    if fd >= 0 {
-      _ = Glibc.close(fd)
-      fd = -1
-    }
+    fd?.close()
+    fd = nil
   }
 
   deinit { close() }

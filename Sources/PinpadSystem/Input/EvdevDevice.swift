@@ -17,7 +17,7 @@ public final class EvdevDevice {
   /// The node it was opened from (`/dev/input/event3`, or a by-id link).
   public let path: String
   /// The descriptor to poll; -1 once closed.
-  public private(set) var fd: Int32
+  public private(set) var fd: FileDescriptor
   /// Who the device is: the kernel's name, ids and phys, plus udev's data when given.
   public let identity: DeviceIdentity
   public let capabilities: DeviceCapabilities
@@ -67,7 +67,7 @@ public final class EvdevDevice {
   init(path: String, source: EvdevSource, udev: DeviceIdentity?) {
     self.path = path
     self.source = source
-    self.fd = source.fd
+    self.fd = FileDescriptor(rawValue: source.fd)
     var identity = udev ?? DeviceIdentity(devnode: path)
     identity.name = source.name
     identity.phys = source.phys
@@ -146,7 +146,7 @@ public final class EvdevDevice {
       return .failed(SystemError("EVIOCGRAB", path: path, Errno(EBADF)))
     }
     if isGrabbed { return .grabbed }
-    if !keysDown.isEmpty || pollNow(fd) & Int16(POLLIN) != 0 { return .notYet }
+    if !keysDown.isEmpty || pollNow(fd.rawValue) & Int16(POLLIN) != 0 { return .notYet }
     let rc = source.grab(true)
     if rc != 0 {
       return .failed(SystemError("EVIOCGRAB", path: path, Errno(-rc)))
@@ -210,7 +210,7 @@ public final class EvdevDevice {
     }
     if !batch.gone && batch.events.count < maxEventsPerRead {
       // A pipe's writer closing reads as EOF, which libevdev reports as -EAGAIN: ask poll.
-      let revents = pollNow(fd)
+      let revents = pollNow(fd.rawValue)
       if revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 && revents & Int16(POLLIN) == 0 {
         batch.gone = true
       }
@@ -224,7 +224,7 @@ public final class EvdevDevice {
     ungrab()
     source.close()
     isClosed = true
-    fd = -1
+    fd = FileDescriptor(rawValue: -1)
   }
 
   private func filtered(_ event: input_event) -> InputEvent? {

@@ -12,7 +12,7 @@ public final class UdevMonitor {
   private let udev: OpaquePointer
   private let monitor: OpaquePointer
   /// The monitor's netlink socket (non-blocking, close-on-exec): poll it for readability.
-  public let fd: Int32
+  public let fd: FileDescriptor
 
   public enum Change: Equatable, Sendable {
     /// A new, initialised `event*` node.
@@ -43,7 +43,7 @@ public final class UdevMonitor {
     }
     self.udev = udev
     self.monitor = monitor
-    self.fd = udev_monitor_get_fd(monitor)
+    self.fd = FileDescriptor(rawValue: udev_monitor_get_fd(monitor))
   }
 
   deinit {
