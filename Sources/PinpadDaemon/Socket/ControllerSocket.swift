@@ -58,28 +58,38 @@ enum ControllerSocket {
   static func accessPolicy(_ config: SocketConfig, log: Logger, _ missing: inout MissingGroups)
     throws(StartError) -> AccessPolicy
   {
-    var uids = Set<UInt32>()
-    var gids = Set<UInt32>()
-    for name in config.allowUsers {
-      if let uid = Accounts.userID(named: name) {
-        uids.insert(uid)
-      } else if config.explicitKeys.contains("AllowUsers") {
-        throw .configuration("[Socket] AllowUsers: no such user \(name)")
-      } else {
-        log.warning("socket: user \(name) does not exist")
-      }
+    let uids = try ids(config.allowUsers, key: "AllowUsers", kind: "user", config) {
+      Accounts.userID(named: $0)
+    } standIn: { name in
+      log.warning("socket: user \(name) does not exist")
+      return nil
     }
-    for name in config.allowGroups {
-      if let gid = Accounts.groupID(named: name) {
-        gids.insert(gid)
-      } else if config.explicitKeys.contains("AllowGroups") {
-        throw .configuration("[Socket] AllowGroups: no such group \(name)")
-      } else {
-        missing.add(name, .allowed)
-        gids.insert(ProcessSetup.groupID)
-      }
+    let gids = try ids(config.allowGroups, key: "AllowGroups", kind: "group", config) {
+      Accounts.groupID(named: $0)
+    } standIn: { name in
+      missing.add(name, .allowed)
+      return ProcessSetup.groupID
     }
     return AccessPolicy(uids: uids, gids: gids)
+  }
+
+  /// The ids of `names`. A name that does not exist is an error when `key` was written
+  /// in the file; a default one gets `standIn`'s id instead (nil: none).
+  private static func ids(
+    _ names: [String], key: String, kind: String, _ config: SocketConfig,
+    lookup: (String) -> UInt32?, standIn: (String) -> UInt32?
+  ) throws(StartError) -> Set<UInt32> {
+    var ids = Set<UInt32>()
+    for name in names {
+      if let id = lookup(name) {
+        ids.insert(id)
+      } else if config.explicitKeys.contains(key) {
+        throw .configuration("[Socket] \(key): no such \(kind) \(name)")
+      } else if let id = standIn(name) {
+        ids.insert(id)
+      }
+    }
+    return ids
   }
 }
 
