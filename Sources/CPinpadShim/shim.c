@@ -47,8 +47,6 @@ int pinpad_signalfd(const sigset_t *set) {
   return signalfd(-1, set, SFD_NONBLOCK | SFD_CLOEXEC);
 }
 
-int pinpad_pipe2(int fds[2], int flags) { return pipe2(fds, flags); }
-
 int pinpad_accept4(int fd, int flags) { return accept4(fd, NULL, NULL, flags); }
 
 int pinpad_forbid_dumps(void) { return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0); }

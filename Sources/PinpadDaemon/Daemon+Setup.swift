@@ -2,126 +2,68 @@ import PinpadCore
 import PinpadScreen
 import PinpadSystem
 
-/// Choosing and opening the display and the inputs.
+/// Opening the daemon's resources in order (the lockout state is read before, in `init`;
+/// `tearDown` gives them back in reverse): signals and timers, the socket, the display,
+/// the inputs, the watchdog.
 extension Daemon {
-  func openDisplay() throws(StartError) {
-    let spec: DisplaySpec
-    if let given = options.display {
-      spec = given
+  func setUp() throws(StartError) {
+    do {
+      try loop.watch(signals.fd, .readable) { [unowned self] _ in self.handleSignals() }
+      try loop.watch(deadlineTimer.fd, .readable) { [unowned self] _ in
+        self.deadlineTimer.acknowledge()
+        self.send(.tick)
+      }
+    } catch {
+      throw .unavailable("cannot watch signals: \(error)")
+    }
+    try openSocket()
+    display = try DisplaySetup.open(options.display, config.display, log: log)
+    DisplaySetup.shareTerminal(
+      display, terminalInput: options.inputs.contains(.terminal), config.entry, log: log)
+    inputs = try InputSetup.open(
+      options.inputs, config, defaultKeypad: session.defaultKeypad,
+      pixelSize: display.pixelSize, loop: loop, log: log
+    ) { [unowned self] keypad, event in self.input(event, keypad: keypad) }
+    if let interval = Systemd.watchdogInterval() {
+      do {
+        let timer = try Timer()
+        try loop.watch(timer.fd, .readable) { [unowned timer] _ in
+          timer.acknowledge()
+          Systemd.notify("WATCHDOG=1")
+        }
+        timer.arm(at: Clock.monotonic(), interval: .nanoseconds(interval.nanoseconds / 2))
+        watchdogTimer = timer
+      } catch {
+        throw .unavailable("cannot start the watchdog timer: \(error)")
+      }
+    }
+  }
+
+  /// The socket systemd passed, or one bound at `--socket` / `[Socket] Path=`.
+  func openSocket() throws(StartError) {
+    var missingGroups = MissingGroups()
+    let policy = try ControllerSocket.accessPolicy(config.socket, log: log, &missingGroups)
+    let fd: FileDescriptor
+    if let passed = Systemd.listenDescriptors().first(where: UnixSocket.isListeningStream) {
+      fd = passed
+      log.info("socket: using the socket passed by systemd")
     } else {
-      let device = config.display.device.isEmpty ? nil : config.display.device
-      switch config.display.output {
-      case .auto: spec = .auto
-      case .fb: spec = .framebuffer(device: device)
-      case .console: spec = .console(tty: device)
-      case .none: spec = .none
-      }
+      let path = options.socketPath ?? config.socket.path
+      fd = try ControllerSocket.bind(path: path, config.socket, log: log, &missingGroups)
+      ownedSocketPath = path
+      ownedSocketIdentity = FileSystem.identity(path)
+      log.info("socket: listening on \(path)")
     }
-    switch spec {
-    case .none:
-      display = NoDisplay()
-    case .console(let tty):
-      do { display = try ConsoleDisplay(tty: tty) } catch {
-        throw .unavailable("display: \(error)")
-      }
-      shareTerminal()
-    case .framebuffer(let device):
-      do {
-        display = try FramebufferDisplay(
-          device: device ?? "/dev/fb0", font: try configuredFont())
-      } catch {
-        throw .unavailable("display: \(error)")
-      }
-    case .snapshot(let directory):
-      do {
-        display = try SnapshotDisplay(
-          directory: directory, width: config.display.snapshotWidth,
-          height: config.display.snapshotHeight, font: try configuredFont())
-      } catch {
-        throw .unavailable("display: \(error)")
-      }
-    case .auto:
-      let device = config.display.device.isEmpty ? "/dev/fb0" : config.display.device
-      if FileSystem.exists(device) {
-        do {
-          display = try FramebufferDisplay(device: device, font: try configuredFont())
-          log.info("display: framebuffer \(device)")
-          return
-        } catch {
-          log.info("display: framebuffer \(device) not usable (\(error)), trying the console")
-        }
-      }
-      if FileDescriptor.standardOutput.isTerminal {
-        display = try! ConsoleDisplay(tty: nil)
-        log.info("display: console on the current terminal")
-        shareTerminal()
-      } else {
-        display = NoDisplay()
-        log.info("display: none (no framebuffer, and standard output is not a terminal)")
-      }
-    }
-  }
-
-  /// A console display on the terminal the keys are typed on shows the key hints; one
-  /// on the terminal stderr goes to takes the log lines on its status line, so that no
-  /// log line is ever written over the entry.
-  private func shareTerminal() {
-    guard let console = display as? ConsoleDisplay else { return }
-    console.hint = terminalHint
-    if console.drawsOn(sameTerminalAs: .standardError) {
-      log.divert = { [unowned console] level, line in
-        let prefix = level == .error ? "error: " : level == .warning ? "warning: " : ""
-        console.showStatus(prefix + line)
-      }
-    }
-  }
-
-  /// The key hints for the console, when keys come from the terminal it draws on.
-  var terminalHint: String? {
-    guard options.inputs.contains(.terminal), let console = display as? ConsoleDisplay,
-      console.drawsOn(sameTerminalAs: .standardInput)
-    else { return nil }
-    return TerminalHint.line(config.entry)
-  }
-
-  /// `[Display] Font=`, nil when unset (each display then picks its default).
-  private func configuredFont() throws -> BitmapFont? {
-    config.display.font.isEmpty ? nil : try DisplayFont.load(path: config.display.font)
-  }
-
-  /// The keypad a non-device input (terminal, recording) feeds: "default", or the
-  /// first `[Keypad]` section when there are any.
-  var defaultKeypad: String { config.keypads.first?.name ?? "default" }
-
-  func openInputs() throws(StartError) {
-    let specs = options.inputs.isEmpty ? [InputSpec.auto] : options.inputs
-    // Touchscreens and pointers press the drawn keys: only with a pad and pixels to hit.
-    let pointerScreen = config.display.onScreenKeypad ? display.pixelSize : nil
-    if config.display.onScreenKeypad, pointerScreen == nil {
-      log.info("on-screen keypad: this display has no pixels to touch; pointers not used")
-    }
-    for spec in specs {
-      let input: InputSource
-      do {
-        switch spec {
-        case .terminal: input = TerminalInput(keypad: defaultKeypad)
-        case .replay(let path, let fast):
-          input = try ReplayInput(path: path, fast: fast, keypad: defaultKeypad)
-        case .auto:
-          input = KeypadDevices(
-            mode: .discover, keypads: config.keypads, fallbackKeypad: defaultKeypad, log: log,
-            pointerScreen: pointerScreen)
-        case .device(let path):
-          input = KeypadDevices(
-            mode: .path(path), keypads: config.keypads, fallbackKeypad: defaultKeypad, log: log)
-        }
-        try input.start(loop: loop) { [unowned self] keypad, event in
-          self.handle(event, keypad: keypad)
-        }
-      } catch {
-        throw .unavailable("\(error)")
-      }
-      inputs.append(input)
+    for line in missingGroups.warnings { log.warning(line) }
+    listener = fd
+    do {
+      let server = try SocketServer(
+        listener: fd, loop: loop, policy: policy, version: pinpaddVersion, log: log)
+      server.onRequest = { [unowned self] client, request in self.request(request, from: client) }
+      server.onClientReady = { [unowned self] _ in self.send(.clientReady) }
+      self.server = server
+    } catch {
+      throw .unavailable("socket: \(error)")
     }
   }
 }

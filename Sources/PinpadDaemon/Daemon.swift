@@ -13,27 +13,18 @@ public struct StartError: Error, CustomStringConvertible {
   public static func configuration(_ text: String) -> StartError { StartError(78, text) }
 }
 
-/// The running daemon: inputs feed per-keypad entry machines, their actions go to
-/// the socket and the screen, deadlines go to one timer. Everything happens on the
-/// event loop's thread.
+/// The running daemon, an I/O shell around the `Session`: it turns what the inputs, the
+/// socket, the signals and the timer bring into `SessionEvent`s and carries out the
+/// `Effect`s that come back. Everything happens on the event loop's thread.
 public final class Daemon {
   let options: Options
-  var config: Configuration
   let log: Logger
   let loop: EventLoop
   let signals: SignalReader
   let deadlineTimer: Timer
   var watchdogTimer: Timer?
-
-  var machines: [String: EntryMachine] = [:]
-  var attempts: AttemptBook
-  var presenter = ScreenPresenter()
-  /// The on-screen key a touch or click holds.
-  var padPress = PadPress()
-  /// The keypad whose entry the screen shows: the last one used.
-  var activeKeypad: String? = nil
+  var session: Session
   var display: Display = NoDisplay()
-  var lastModel: ScreenModel? = nil
   var inputs: [InputSource] = []
   var server: SocketServer?
   var listener: FileDescriptor?
@@ -41,35 +32,29 @@ public final class Daemon {
   /// with the inode it bound: only that file is removed, never a successor's socket.
   var ownedSocketPath: String?
   var ownedSocketIdentity: FileIdentity?
-  var lockout: LockoutStore
-  var savedLockouts: [String: LockoutState] = [:]
-  /// Keypads of `savedLockouts` read from corrupt lines (conservatively locked).
-  var guessedLockouts = Set<String>()
-  var statePersistent = true
-  /// Why the last lockout save failed, nil when the file is up to date.
-  var lockoutSaveError: String?
-  /// When a failed save is tried again (monotonic clock).
-  var lockoutRetry: Instant?
-  /// The latest time handed to the core (never goes back).
-  var lastNow = Instant.zero
-  /// How far the core's time runs ahead of the monotonic clock: a fast replay stamps
-  /// events with their recorded offsets. The core's time keeps running from there.
-  var lead: Duration = .zero
+  let lockout: LockoutStore
+  /// Set while the loop runs and an effect asked to leave it.
   var exitCode: Int32 = 0
-  var random = SystemRandom()
+
+  var config: Configuration { session.config }
 
   /// Sets everything up; on failure all that was taken is given back before throwing.
   public init(options: Options, config: Configuration, signals: SignalReader, log: Logger)
     throws(StartError)
   {
     self.options = options
-    self.config = config
     self.log = log
     self.signals = signals
     lockout = LockoutStore(directory: options.stateDirectory)
+    let saved = try LockoutFile.load(
+      directory: options.stateDirectory, config: config, log: log)
     let prefix = FileSystem.randomBytes(4).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }
       .joined()
-    attempts = AttemptBook(idPrefix: prefix)
+    session = Session(
+      settings: .init(
+        version: pinpaddVersion, idPrefix: prefix,
+        persistent: options.stateDirectory != "none", screenKeypad: KeypadDevices.screenKeypad),
+      config: config, saved: saved, random: SystemRandom())
     do {
       loop = try EventLoop()
       deadlineTimer = try Timer()
@@ -84,47 +69,16 @@ public final class Daemon {
     }
   }
 
-  private func setUp() throws(StartError) {
-    do {
-      try loop.watch(signals.fd, .readable) { [unowned self] _ in self.handleSignals() }
-      try loop.watch(deadlineTimer.fd, .readable) { [unowned self] _ in
-        self.deadlineTimer.acknowledge()
-        self.tick()
-      }
-    } catch {
-      throw .unavailable("cannot watch signals: \(error)")
-    }
-    try loadLockouts()
-    try openSocket()
-    try openDisplay()
-    try openInputs()
-    if let interval = Systemd.watchdogInterval() {
-      do {
-        let timer = try Timer()
-        try loop.watch(timer.fd, .readable) { [unowned timer] _ in
-          timer.acknowledge()
-          Systemd.notify("WATCHDOG=1")
-        }
-        timer.arm(at: Clock.monotonic(), interval: .nanoseconds(interval.nanoseconds / 2))
-        watchdogTimer = timer
-      } catch {
-        throw .unavailable("cannot start the watchdog timer: \(error)")
-      }
-    }
-  }
-
   /// Runs until SIGTERM/SIGINT (or Ctrl-C on the terminal input); returns the exit code.
   public func run() -> Int32 {
     // Keys typed before the first screen invited them are not an entry.
     for case let terminal as TerminalInput in inputs { terminal.discardTypeAhead() }
-    redraw()
+    send(.start)
     if config.display.onScreenKeypad, let keys = display.layout?.padKeyRects, !keys.isEmpty {
       // Where the cells are, not which digit each holds (a scrambled layout stays secret).
       let centres = keys.map { "\($0.midX),\($0.midY)" }.joined(separator: " ")
       log.debug("on-screen keypad: key centres in reading order \(centres)")
     }
-    Systemd.notify("READY=1\nSTATUS=Waiting for keys")
-    log.info("pinpadd \(pinpaddVersion) ready")
     do {
       try loop.run { [unowned self] in self.afterEvents() }
     } catch {
@@ -136,12 +90,122 @@ public final class Daemon {
     return exitCode
   }
 
+  /// Hands `event` to the session now and carries out what it asks for.
+  func send(_ event: SessionEvent) {
+    for effect in session.handle(event, now: Clock.monotonic()) { perform(effect) }
+  }
+
+  private func perform(_ effect: Effect) {
+    switch effect {
+    case .broadcast(let line): server?.broadcast(line)
+    case .reply(let serial, let line):
+      if let client = server?.client(serial: serial) { server?.send(line, to: client) }
+    case .sendCode(let id, let keypad, let digits):
+      let sent = sendCode(id: id, keypad: keypad, digits: digits)
+      send(.codeSent(id: id, clients: sent, connected: server?.count ?? 0))
+    case .dropUnreadCode(let id): server?.dropUnreadSecrets(of: id)
+    case .show(let model): display.show(model)
+    case .persistLockouts(let states, let at):
+      // With the socket's reserve descriptor: clients holding every other one must
+      // not stop a lockout from being kept.
+      let failure = LockoutFile.save(states, at: at, to: lockout, reserve: server)
+      send(.lockoutsSaved(failure: failure))
+    case .notify(let line): Systemd.notify(line)
+    case .log(let level, let line): log.log(level, line)
+    case .reconfigure(let config):
+      if let console = display as? ConsoleDisplay {
+        console.hint = DisplaySetup.hint(
+          display, terminalInput: options.inputs.contains(.terminal), config.entry)
+      }
+      for case let devices as KeypadDevices in inputs {
+        devices.reconfigure(keypads: config.keypads)
+      }
+    case .stop: loop.stop()
+    }
+  }
+
+  /// Writes one `code` line to every client; returns how many took it.
+  private func sendCode(id: String, keypad: String, digits: SecretDigits) -> Int {
+    guard let server, server.count > 0 else { return 0 }
+    let at = Clock.iso8601(wallNanoseconds: Clock.wallNanoseconds())
+    // Room for the longest line (every character of a name escaped as \uXXXX), so the
+    // buffer never reallocates and leaves a copy of the digits behind.
+    let room = 128 + 6 * (id.utf8.count + keypad.utf8.count + at.utf8.count)
+    var line = [UInt8](repeating: 0, count: room)
+    line.withUnsafeMutableBytes { SecretDigits.lockPages?($0.baseAddress!, $0.count) }
+    line.removeAll(keepingCapacity: true)
+    DaemonMessage.appendCode(id: id, keypad: keypad, digits: digits, at: at, to: &line)
+    return server.broadcastSecret(&line, id: id)
+  }
+
+  /// After each batch of events: the screen, then the one timer.
+  private func afterEvents() {
+    send(.endOfBatch)
+    deadlineTimer.arm(at: session.nextWakeup)
+  }
+
+  func handleSignals() {
+    for signo in signals.read() {
+      switch signo {
+      case SignalNumbers.hangup: reload()
+      case SignalNumbers.terminate, SignalNumbers.interrupt:
+        send(.quit(reason: "stopping on signal \(signo)"))
+      default:
+        (display as? FramebufferDisplay)?.handleSignal(signo)
+        send(.screenLost)  // an acquired VT is redrawn whole
+      }
+    }
+  }
+
+  /// SIGHUP: re-read the configuration. A bad file keeps the old one in force.
+  func reload() {
+    do {
+      send(
+        .reload(
+          try ConfigLoader.load(path: options.configPath, required: options.configPathGiven)))
+    } catch {
+      log.error("reload failed, keeping the old configuration: \(error)")
+    }
+  }
+
+  /// An event from an input that feeds `keypad`.
+  func input(_ event: SourceEvent, keypad: String) {
+    switch event {
+    case .quit: send(.quit(reason: "stopping: Ctrl-C or hang-up on the terminal input"))
+    case .deviceAdded(let path): send(.deviceAdded(keypad: keypad, path: path))
+    case .deviceRemoved(let path): send(.deviceRemoved(keypad: keypad, path: path))
+    case .dropped(let time): send(.dropped(keypad: keypad, stamp: time))
+    case .key(let code, let value, let time):
+      send(.key(keypad: keypad, code, value: value, stamp: time))
+    case .pointer(let action, let time):
+      let point: (x: Int, y: Int)
+      switch action {
+      case .pressed(let x, let y), .moved(let x, let y), .released(let x, let y): point = (x, y)
+      }
+      let key = display.padKey(atX: point.x, y: point.y)
+      send(.padPress(keypad: keypad, action, key: key, stamp: time))
+    case .pointerLost: send(.pointerLost)
+    }
+  }
+
+  /// A client's request, answered by the session.
+  func request(_ request: ClientRequest, from client: SocketClient) {
+    switch request {
+    case .status:
+      let shell = ShellStatus(
+        inputs: inputs.map(\.name), clients: server?.count ?? 0,
+        queuedBytes: server?.totalQueued ?? 0)
+      send(.status(client: client.serial, shell))
+    case .verdict(let id, let granted, let message):
+      send(.verdict(id: id, granted: granted, message: message, client: client.serial))
+    }
+  }
+
   /// Gives back everything, in reverse order of taking it. Safe to call twice.
   func tearDown() {
     for input in inputs { input.close() }
     inputs = []
-    for name in Array(machines.keys) { machines[name] = nil }
-    attempts.wipeAll()
+    session.end()
     log.divert = nil  // from here on, log lines go to stderr again
     display.close()
     server?.shutdown()
@@ -160,97 +224,9 @@ public final class Daemon {
       self.ownedSocketPath = nil
     }
   }
-
-  /// The core's "now": the monotonic clock plus the lead a fast replay gave it, never
-  /// behind a time already handed to the core.
-  func now() -> Instant {
-    lastNow = max(lastNow, Clock.monotonic() + lead)
-    return lastNow
-  }
-
-  /// An input event stamped `time`: the core gets that time (or the last one, if it
-  /// is older); a stamp ahead of the clock moves the lead.
-  func advance(to time: Instant) -> Instant {
-    lead = max(lead, time - Clock.monotonic())
-    lastNow = max(lastNow, time)
-    return lastNow
-  }
-
-  private func handleSignals() {
-    for signo in signals.read() {
-      switch signo {
-      case SignalNumbers.hangup: reload()
-      case SignalNumbers.terminate, SignalNumbers.interrupt:
-        log.info("stopping on signal \(signo)")
-        loop.stop()
-      default:
-        (display as? FramebufferDisplay)?.handleSignal(signo)
-        lastModel = nil  // an acquired VT is redrawn whole
-      }
-    }
-  }
-
-  /// SIGHUP: re-read the configuration. A bad file keeps the old one in force.
-  func reload() {
-    let loaded: Configuration
-    do {
-      loaded = try ConfigLoader.load(path: options.configPath, required: options.configPathGiven)
-    } catch {
-      log.error("reload failed, keeping the old configuration: \(error)")
-      return
-    }
-    if loaded.socket != config.socket {
-      log.warning("reload: [Socket] changes take effect at the next start")
-    }
-    var displayKeys = loaded.display
-    displayKeys.prompt = config.display.prompt
-    displayKeys.keypadLayout = config.display.keypadLayout
-    if displayKeys != config.display {
-      log.warning(
-        "reload: [Display] Output, Device, Font, OnScreenKeypad and SnapshotSize take effect at the next start"
-      )
-    }
-    config.entry = loaded.entry
-    config.lockout = loaded.lockout
-    config.display.prompt = loaded.display.prompt
-    config.display.keypadLayout = loaded.display.keypadLayout
-    config.keypads = loaded.keypads
-    if let console = display as? ConsoleDisplay { console.hint = terminalHint }
-    for case let devices as KeypadDevices in inputs { devices.reconfigure(keypads: loaded.keypads) }
-    let now = now()
-    for name in Array(machines.keys) {
-      let actions = machines[name]!.reconfigure(
-        rules: config.entry, lockout: config.lockout, now: now)
-      perform(actions, keypad: name, now: now)
-    }
-    log.info("configuration reloaded")
-  }
-
-  /// After each batch of events: the screen and the one deadline timer.
-  private func afterEvents() {
-    let now = now()
-    var deadlines: [Instant] = machines.values.compactMap(\.nextDeadline)
-    if let d = presenter.nextDeadline(machine: activeMachine, now: now) { deadlines.append(d) }
-    // The core's deadlines are in its time (clock + lead); the attempts' in clock time.
-    var clockDeadlines = deadlines.map { $0 - lead }
-    if let d = attempts.nextDeadline { clockDeadlines.append(d) }
-    if let d = lockoutRetry { clockDeadlines.append(d) }
-    deadlineTimer.arm(at: clockDeadlines.min())
-    redraw()
-  }
-
-  var activeMachine: EntryMachine? { activeKeypad.flatMap { machines[$0] } }
-
-  func redraw() {
-    let model = presenter.model(
-      machine: activeMachine, rules: config.entry, display: config.display, now: now())
-    guard model != lastModel else { return }
-    lastModel = model
-    display.show(model)
-  }
 }
 
-/// Signal numbers without importing Glibc everywhere.
+/// The signal numbers the daemon handles (PinpadDaemon does not import Glibc).
 public enum SignalNumbers {
   public static let hangup: Int32 = 1
   public static let interrupt: Int32 = 2

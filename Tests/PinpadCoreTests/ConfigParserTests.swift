@@ -392,6 +392,12 @@ struct BadConfig: Sendable, CustomStringConvertible {
 @Test(arguments: [
   // Syntax
   BadConfig("MinLength=4", 1, "MinLength= comes before any [Section] header"),
+  BadConfig(
+    "[Keypad door]\nMatch=Acme* usb:zz:1", 2,
+    "Match= token usb:zz:1 is not usb:VVVV:PPPP (four hex digits each)"),
+  BadConfig(
+    "[Keypad door]\n\nMatch=usb:0627", 3,
+    "Match= token usb:0627 is not usb:VVVV:PPPP (four hex digits each)"),
   BadConfig("# hello\n\nMinLength=4", 3, "MinLength= comes before any [Section] header"),
   BadConfig("[Entry]\nMinLength 4", 2, "expected Key=Value, a [Section] header or a comment"),
   BadConfig("[Entry]\n=4", 2, "the key name before '=' is missing"),

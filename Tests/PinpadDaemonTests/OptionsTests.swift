@@ -1,3 +1,4 @@
+import PinpadCore
 import PinpadDaemon
 import Testing
 

@@ -203,7 +203,7 @@ private final class FakeKernel {
     let kernel = FakeKernel()
     kernel.device.close()
     #expect(kernel.device.readEvents().gone)
-    #expect(kernel.device.fd == -1)
+    #expect(kernel.device.fd.rawValue == -1)
     kernel.device.close()
   }
 
@@ -217,7 +217,7 @@ private final class FakeKernel {
       Issue.record("expected the ioctl to be tried")
       return
     }
-    #expect(error.errno == ENOTTY)
+    #expect(error.errno == Errno(ENOTTY))
     #expect(!kernel.device.isGrabbed)
   }
 
@@ -233,7 +233,7 @@ private final class FakeKernel {
       Issue.record("expected the ioctl to be tried once the queue was read")
       return
     }
-    #expect(error.errno == ENOTTY)
+    #expect(error.errno == Errno(ENOTTY))
   }
 
   @Test func aLongFloodIsReadInBoundedBatches() {

@@ -31,7 +31,7 @@ final class FakeVirtualTerminal: VirtualTerminalDriver {
 
   private func step(_ name: String) throws {
     calls.append(name)
-    if failing == name { throw FramebufferError(name, code: EIO) }
+    if failing == name { throw SystemError(name, Errno(EIO)) }
   }
   func displayMode() throws -> Int32 { display }
   func setDisplayMode(_ mode: Int32) throws {
@@ -84,7 +84,7 @@ final class FakeVirtualTerminal: VirtualTerminalDriver {
     info.memoryLength = 160 * 40
     let path = scratchFile(size: info.memoryLength)
     defer { unlink(path) }
-    #expect(throws: FramebufferError.self) {
+    #expect(throws: SystemError.self) {
       try Framebuffer(path: path, queries: FakeScreenInfo(info: info))
     }
   }
@@ -94,7 +94,7 @@ final class FakeVirtualTerminal: VirtualTerminalDriver {
     info.bitsPerPixel = 8
     let path = scratchFile(size: info.memoryLength)
     defer { unlink(path) }
-    #expect(throws: FramebufferError.self) {
+    #expect(throws: SystemError.self) {
       try Framebuffer(path: path, queries: FakeScreenInfo(info: info))
     }
   }
@@ -103,7 +103,7 @@ final class FakeVirtualTerminal: VirtualTerminalDriver {
     do {
       _ = try Framebuffer(path: "/nonexistent/fb9")
       Issue.record("opened a missing device")
-    } catch let error as FramebufferError {
+    } catch let error as SystemError {
       #expect(error.description == "cannot open /nonexistent/fb9: No such file or directory")
     } catch {
       Issue.record("unexpected \(error)")
@@ -113,7 +113,7 @@ final class FakeVirtualTerminal: VirtualTerminalDriver {
   @Test func aRegularFileIsNotAFramebuffer() {
     let path = scratchFile(size: 4096)
     defer { unlink(path) }
-    #expect(throws: FramebufferError.self) { try Framebuffer(path: path) }
+    #expect(throws: SystemError.self) { try Framebuffer(path: path) }
   }
 
   @Test func takingTheTerminalSetsGraphicsKeyboardOffAndProcessSwitching() throws {
@@ -141,7 +141,7 @@ final class FakeVirtualTerminal: VirtualTerminalDriver {
     let driver = FakeVirtualTerminal()
     driver.failing = "VT_SETMODE \(PINPAD_VT_PROCESS)"
     let vt = VirtualTerminal(driver: driver)
-    #expect(throws: FramebufferError.self) { try vt.take() }
+    #expect(throws: SystemError.self) { try vt.take() }
     #expect(driver.display == PINPAD_KD_TEXT)
     #expect(driver.keyboard == 3)
     #expect(!vt.isTaken)

@@ -57,8 +57,7 @@ private final class FakeInputDirectory {
   }
 
   @Test func openingAMissingNodeThrowsWithItsPath() {
-    #expect(throws: InputDeviceError(operation: "open", path: "/nonexistent/event1", errno: ENOENT))
-    {
+    #expect(throws: SystemError("open", path: "/nonexistent/event1", Errno(ENOENT))) {
       try EvdevDevice(path: "/nonexistent/event1")
     }
   }

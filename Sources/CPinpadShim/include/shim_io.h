@@ -25,7 +25,6 @@ int pinpad_block_signals(const int *signals, int count, sigset_t *out_set);
 int pinpad_signalfd(const sigset_t *set);
 
 /// _GNU_SOURCE calls, so Swift need not define it.
-int pinpad_pipe2(int fds[2], int flags);
 int pinpad_accept4(int fd, int flags);
 
 /// prctl(PR_SET_DUMPABLE, 0): variadic, so wrapped.

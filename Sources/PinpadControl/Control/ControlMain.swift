@@ -28,19 +28,17 @@ public enum ControlMain {
     SignalReader.ignoreBrokenPipes()
     // `serve` holds codes while it checks them: no core dumps, no crash reports.
     ProcessSetup.forbidDumps()
-    var rest = arguments[...]
+    var words = Arguments(arguments)
     var socketPath = "/run/pinpadd/pinpadd.sock"
-    while let first = rest.first, first.hasPrefix("--socket") {
-      rest.removeFirst()
-      if first.hasPrefix("--socket=") {
-        socketPath = String(first.dropFirst(9))
-      } else if let value = rest.popFirst() {
-        socketPath = value
-      } else {
-        return usageError("--socket needs a path")
+    // Options before the command apply to every command; each command reads its own.
+    while let word = words.peek, word.name == "--socket" {
+      _ = words.next()
+      do { socketPath = try words.value(of: word, missing: "--socket needs a path") } catch {
+        return usageError(error.description)
       }
     }
-    guard let command = rest.popFirst() else { return usageError("a command is needed") }
+    guard let command = words.next()?.text else { return usageError("a command is needed") }
+    let rest = words.remaining
     do {
       switch command {
       case "listen":
@@ -123,19 +121,14 @@ public enum ControlMain {
   }
 
   static func verdict(_ path: String, _ arguments: [String]) throws -> Int32 {
-    var args = arguments[...]
-    guard let id = args.popFirst(), let result = args.popFirst(),
+    var words = Arguments(arguments)
+    guard let id = words.next()?.text, let result = words.next()?.text,
       result == "granted" || result == "denied"
     else { throw UsageError("verdict ID granted|denied [--message TEXT]") }
     var message: String? = nil
-    while let arg = args.popFirst() {
-      if arg == "--message", let text = args.popFirst() {
-        message = text
-      } else if arg.hasPrefix("--message=") {
-        message = String(arg.dropFirst(10))
-      } else {
-        throw UsageError("unexpected \(arg)")
-      }
+    while let word = words.next() {
+      guard word.name == "--message" else { throw UsageError("unexpected \(word.text)") }
+      message = try words.value(of: word)
     }
     let connection = try connect(path)
     var members: [(String, JSONValue)] = [

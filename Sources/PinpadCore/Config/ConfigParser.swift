@@ -261,7 +261,12 @@ private struct ConfigReader {
 
     case (.keypad(let name), "Match"):
       let index = config.keypads.firstIndex(where: { $0.name == name })!
-      config.keypads[index].match = ConfigValue.words(value)
+      let tokens = ConfigValue.words(value)
+      // A bad `usb:` id would otherwise silently become a name glob matching nothing.
+      if let bad = tokens.first(where: { !MatchToken.isValid($0) }) {
+        throw ConfigProblem("Match= token \(bad) is not usb:VVVV:PPPP (four hex digits each)")
+      }
+      config.keypads[index].match = tokens
     case (.keypad(let name), "Grab"):
       let index = config.keypads.firstIndex(where: { $0.name == name })!
       config.keypads[index].grab = empty ? true : try ConfigValue.boolean(key, value)

@@ -103,7 +103,7 @@ public enum MatchToken: Equatable, Hashable, Sendable {
   }
 
   /// Whether a token is well formed; `usb:` with bad ids is the only malformed kind (it
-  /// would otherwise silently become a name glob). For `--check-config`.
+  /// would otherwise silently become a name glob). The parser refuses malformed ones.
   public static func isValid(_ token: String) -> Bool {
     !token.hasPrefix("usb:") || parseIDs(token.dropFirst(4)) != nil
   }

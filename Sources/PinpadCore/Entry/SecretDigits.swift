@@ -43,8 +43,8 @@ public final class SecretDigits: @unchecked Sendable, CustomStringConvertible {
 
   /// Zeroes every byte and empties the buffer.
   public func wipe() {
-    // A volatile-style loop through the pointer: the optimiser cannot prove these
-    // stores dead because the memory outlives this call.
+    // Plain stores through the pointer (Swift has no volatile). The memory is shared
+    // with the allocator, so today's optimiser keeps them; nothing guarantees it.
     for i in 0..<SecretDigits.capacity { storage[i] = 0 }
     count = 0
   }

@@ -16,12 +16,6 @@ public enum DisplayFont {
     return try FontLoader.load(bytes, name: path)
   }
 
-  /// The configured font (errors are the caller's to report), or the default.
-  public static func font(configured path: String?, screenHeight: Int) throws -> BitmapFont {
-    if let path, !path.isEmpty { return try load(path: path) }
-    return standard(forHeight: screenHeight)
-  }
-
   /// Terminus Bold 16 px for small screens, 32 px from 720 lines up; built-in when absent.
   public static func standard(forHeight height: Int) -> BitmapFont {
     let names =

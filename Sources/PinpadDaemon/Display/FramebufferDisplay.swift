@@ -52,8 +52,8 @@ public final class FramebufferDisplay: Display {
     guard format.isSupported else {
       terminal?.close()
       framebuffer.close()
-      throw FramebufferError(
-        "\(framebuffer.path): pixel format \(format) is not supported", code: 0)
+      throw SystemError.failure(
+        "\(framebuffer.path): pixel format \(format) is not supported")
     }
     self.framebuffer = framebuffer
     self.format = format
@@ -70,7 +70,8 @@ public final class FramebufferDisplay: Display {
   /// The layout of the last frame (for mapping touches to on-screen keys).
   public var layout: ScreenLayout? { renderer.layout }
 
-  /// The on-screen key at a screen point of the last frame.
+  /// Draws `model` and copies the changed rectangles to the framebuffer; while the VT
+  /// is switched away only the model is kept, for the redraw on return.
   public func show(_ model: ScreenModel) {
     guard !closed else { return }
     lastModel = model

@@ -1,6 +1,6 @@
-import Glibc
 import PinpadCore
 import PinpadScreen
+import PinpadSystem
 
 /// `--display snapshot:DIR`: every frame as a numbered image file (`frame-000001.png`,
 /// ...) at a fixed size, for tests and README pictures. Each file appears whole (written
@@ -25,8 +25,8 @@ public final class SnapshotDisplay: Display {
     guard width > 0, height > 0, width <= 8192, height <= 8192 else {
       throw SnapshotError("snapshot size \(width)x\(height) is out of range")
     }
-    if mkdir(directory, 0o755) != 0 && errno != EEXIST {
-      throw SnapshotError("cannot create \(directory): \(String(cString: strerror(errno)))")
+    do { try FileSystem.makeDirectory(directory) } catch {
+      throw SnapshotError("\(error)")
     }
     self.directory = directory
     self.format = format
@@ -56,20 +56,8 @@ public final class SnapshotDisplay: Display {
     case .ppm: bytes = ImageFile.ppm(canvas)
     }
     let final = path(ofFrame: frameCount)
-    let temporary = final + ".tmp"
-    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { return }
-    var ok = !bytes.isEmpty
-    bytes.withUnsafeBytes { raw in
-      var offset = 0
-      while ok && offset < raw.count {
-        let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
-        if n < 0 && errno == EINTR { continue }
-        if n <= 0 { ok = false } else { offset += n }
-      }
-    }
-    Glibc.close(fd)
-    if ok { rename(temporary, final) } else { unlink(temporary) }
+    guard !bytes.isEmpty else { return }
+    try? FileSystem.writeAtomically(final, bytes, mode: 0o644, sync: false)
   }
 
   public func close() {}

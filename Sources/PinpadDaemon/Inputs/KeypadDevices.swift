@@ -78,7 +78,7 @@ public final class KeypadDevices: InputSource {
     self.deliver = deliver
     do {
       let monitor = try UdevMonitor()
-      try loop.watch(FileDescriptor(rawValue: monitor.fd), .readable) { [unowned self] _ in
+      try loop.watch(monitor.fd, .readable) { [unowned self] _ in
         self.receiveChanges()
       }
       self.monitor = monitor
@@ -191,7 +191,7 @@ public final class KeypadDevices: InputSource {
     let path = device.path
     let entry = OpenDevice(device: device, keypad: keypad, grabPending: grab, tracker: tracker)
     do {
-      try loop?.watch(FileDescriptor(rawValue: device.fd), .readable) { [unowned self] _ in
+      try loop?.watch(device.fd, .readable) { [unowned self] _ in
         self.read(path)
       }
     } catch {
@@ -264,7 +264,7 @@ public final class KeypadDevices: InputSource {
 
   private func remove(_ path: String, reason: String) {
     guard let entry = open.removeValue(forKey: path) else { return }
-    loop?.unwatch(FileDescriptor(rawValue: entry.device.fd))
+    loop?.unwatch(entry.device.fd)
     log.info("\(entry.role): \(path) \(reason)")
     if entry.tracker != nil {
       deliver(entry.keypad, .pointerLost)
@@ -338,10 +338,10 @@ public final class KeypadDevices: InputSource {
 
   public func close() {
     stopRetrying()
-    if let monitor { loop?.unwatch(FileDescriptor(rawValue: monitor.fd)) }
+    if let monitor { loop?.unwatch(monitor.fd) }
     monitor = nil
     for (_, entry) in open {
-      loop?.unwatch(FileDescriptor(rawValue: entry.device.fd))
+      loop?.unwatch(entry.device.fd)
       entry.device.close()
     }
     open = [:]

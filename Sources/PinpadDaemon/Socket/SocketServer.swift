@@ -99,6 +99,11 @@ public final class SocketServer {
   /// The number of authorised clients connected.
   public var count: Int { clients.count }
 
+  /// The connected client with this serial number, nil once it is gone.
+  public func client(serial: Int) -> SocketClient? {
+    clients.values.first { $0.serial == serial }
+  }
+
   private func acceptAll() {
     while true {
       let fd: FileDescriptor?

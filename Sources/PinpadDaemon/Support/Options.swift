@@ -98,46 +98,36 @@ public struct Options: Sendable {
 
   public init() {}
 
+  private static let modes: [String: Mode] = [
+    "--check-config": .checkConfig, "--list-devices": .listDevices, "--version": .version,
+    "-V": .version, "--help": .help, "-h": .help,
+  ]
+
   /// Parses `arguments` (without the program name). Accepts `--opt value` and `--opt=value`.
   public init(parsing arguments: [String]) throws(UsageError) {
-    var rest = arguments[...]
-    func value(_ flag: String, _ inline: String?) throws(UsageError) -> String {
-      if let inline { return inline }
-      guard let next = rest.popFirst() else { throw UsageError("\(flag) needs a value") }
-      return next
-    }
+    var words = Arguments(arguments)
     var modes: [Mode] = []
-    while let argument = rest.popFirst() {
-      var flag = argument
-      var inline: String? = nil
-      if argument.hasPrefix("--"), let eq = argument.firstIndex(of: "=") {
-        flag = String(argument[..<eq])
-        inline = String(argument[argument.index(after: eq)...])
-      }
-      switch flag {
+    while let word = words.next() {
+      switch word.name {
       case "--config":
-        configPath = try value(flag, inline)
+        configPath = try words.value(of: word)
         guard !configPath.isEmpty else { throw UsageError("--config needs a file name") }
         configPathGiven = true
-      case "--input": inputs.append(try InputSpec(parsing: try value(flag, inline)))
-      case "--display": display = try DisplaySpec(parsing: try value(flag, inline))
-      case "--socket": socketPath = try value(flag, inline)
-      case "--state-dir": stateDirectory = try value(flag, inline)
+      case "--input": inputs.append(try InputSpec(parsing: try words.value(of: word)))
+      case "--display": display = try DisplaySpec(parsing: try words.value(of: word))
+      case "--socket": socketPath = try words.value(of: word)
+      case "--state-dir": stateDirectory = try words.value(of: word)
       case "--log-level":
-        let name = try value(flag, inline)
+        let name = try words.value(of: word)
         guard let level = LogLevel(name: name) else {
           throw UsageError("--log-level \(name): expected error, warning, info or debug")
         }
         logLevel = level
-      case "--check-config": modes.append(.checkConfig)
-      case "--list-devices": modes.append(.listDevices)
-      case "--version", "-V": modes.append(.version)
-      case "--help", "-h": modes.append(.help)
+      case "--check-config", "--list-devices", "--version", "-V", "--help", "-h":
+        try words.flag(word)
+        modes.append(Self.modes[word.name]!)
       default:
-        throw UsageError("unknown argument \(argument) (see pinpadd --help)")
-      }
-      if inline != nil, ["--check-config", "--list-devices", "--version", "--help"].contains(flag) {
-        throw UsageError("\(flag) takes no value")
+        throw UsageError("unknown argument \(word.text) (see pinpadd --help)")
       }
     }
     guard modes.count <= 1 else {

@@ -19,7 +19,6 @@ public struct Rect: Equatable, Hashable, Sendable, CustomStringConvertible {
   public var maxY: Int { y + height }
   public var midX: Int { x + width / 2 }
   public var midY: Int { y + height / 2 }
-  public var area: Int { isEmpty ? 0 : width * height }
 
   public func contains(x px: Int, y py: Int) -> Bool {
     px >= x && px < maxX && py >= y && py < maxY
@@ -33,15 +32,6 @@ public struct Rect: Equatable, Hashable, Sendable, CustomStringConvertible {
     let y1 = min(maxY, other.maxY)
     if x1 <= x0 || y1 <= y0 { return .zero }
     return Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
-  }
-
-  /// The smallest rectangle holding both; an empty side is ignored.
-  public func union(_ other: Rect) -> Rect {
-    if isEmpty { return other }
-    if other.isEmpty { return self }
-    let x0 = min(x, other.x)
-    let y0 = min(y, other.y)
-    return Rect(x: x0, y: y0, width: max(maxX, other.maxX) - x0, height: max(maxY, other.maxY) - y0)
   }
 
   /// Shrunk by `d` on every side (grown when negative).

@@ -98,7 +98,7 @@ public final class Framebuffer {
   public let info: FramebufferInfo
   /// The mapping, `info.memoryLength` bytes; nil once closed.
   public private(set) var memory: UnsafeMutableRawPointer?
-  private var fd: Int32
+  private var fd: FileDescriptor?
 
   /// Opens `path` read-write, asks for its screen information and maps its memory.
   public init(path: String = "/dev/fb0", queries: FramebufferQueries = LinuxFramebufferQueries())
@@ -109,21 +109,21 @@ public final class Framebuffer {
     do {
       let info = try queries.info(of: fd, path: path)
       guard info.isTrueColor, [16, 24, 32].contains(info.bitsPerPixel) else {
-        throw FramebufferError(
-          "\(path): \(info.bitsPerPixel) bpp \(info.isTrueColor ? "" : "palette ")mode is not supported",
-          code: 0)
+        throw SystemError.failure(
+          "\(path): \(info.bitsPerPixel) bpp \(info.isTrueColor ? "" : "palette ")mode is not supported"
+        )
       }
       guard info.fitsInMemory else {
-        throw FramebufferError(
-          "\(path): visible area does not fit its \(info.memoryLength)-byte memory", code: 0)
+        throw SystemError.failure(
+          "\(path): visible area does not fit its \(info.memoryLength)-byte memory")
       }
       let mapped = mmap(nil, info.memoryLength, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
       guard let mapped, mapped != MAP_FAILED else {
-        throw FramebufferError("cannot map \(path)", code: errno)
+        throw SystemError("cannot map \(path)", Errno(errno))
       }
       self.info = info
       self.memory = mapped
-      self.fd = fd
+      self.fd = FileDescriptor(rawValue: fd)
     } catch {
       _ = Glibc.close(fd)
       throw error
@@ -145,10 +145,8 @@ public final class Framebuffer {
       munmap(memory, info.memoryLength)
       self.memory = nil
     }
-    if fd >= 0 {
-      _ = Glibc.close(fd)
-      fd = -1
-    }
+    fd?.close()
+    fd = nil
   }
 
   deinit { close() }

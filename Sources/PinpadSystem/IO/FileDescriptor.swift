@@ -47,14 +47,11 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
     let array = Array(bytes)
     var offset = 0
     while offset < array.count {
-      let n = array.withUnsafeBytes { raw in
-        Glibc.write(rawValue, raw.baseAddress! + offset, raw.count - offset)
+      offset += try syscall {
+        array.withUnsafeBytes { raw in
+          Glibc.write(rawValue, raw.baseAddress! + offset, raw.count - offset)
+        }
       }
-      if n < 0 {
-        if Errno.current == .interrupted { continue }
-        throw Errno.current
-      }
-      offset += n
     }
   }
 
@@ -71,13 +68,4 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
 
   /// isatty(3).
   public var isTerminal: Bool { isatty(rawValue) == 1 }
-}
-
-/// pipe2(2) with O_CLOEXEC: (read end, write end).
-public func makePipe(nonBlocking: Bool = false) throws(Errno) -> (
-  read: FileDescriptor, write: FileDescriptor
-) {
-  var fds: [Int32] = [0, 0]
-  _ = try syscall { pinpad_pipe2(&fds, O_CLOEXEC | (nonBlocking ? O_NONBLOCK : 0)) }
-  return (FileDescriptor(rawValue: fds[0]), FileDescriptor(rawValue: fds[1]))
 }

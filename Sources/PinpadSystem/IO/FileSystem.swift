@@ -21,10 +21,13 @@ public enum FileSystem {
     var result: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 65536)
     while true {
-      let n = chunk.withUnsafeMutableBytes { Glibc.read(fd.rawValue, $0.baseAddress, $0.count) }
-      if n < 0 {
-        if errno == EINTR { continue }
-        throw SystemError("cannot read \(path)", .current)
+      let n: Int
+      do {
+        n = try syscall {
+          chunk.withUnsafeMutableBytes { Glibc.read(fd.rawValue, $0.baseAddress, $0.count) }
+        }
+      } catch {
+        throw SystemError("cannot read \(path)", error)
       }
       if n == 0 { break }
       result.append(contentsOf: chunk[0..<n])
@@ -72,17 +75,23 @@ public enum FileSystem {
     var current = path.hasPrefix("/") ? "" : "."
     for part in path.split(separator: "/") {
       current += "/" + part
-      if mkdir(current, mode) != 0 && errno != EEXIST {
-        throw SystemError("cannot create \(current)", .current)
-      }
+      try makeDirectory(current, mode: mode)
+    }
+  }
+
+  /// mkdir(2) of `path` alone (its parent must exist); one that exists is fine.
+  public static func makeDirectory(_ path: String, mode: mode_t = 0o755) throws(SystemError) {
+    if mkdir(path, mode) != 0 && errno != EEXIST {
+      throw SystemError("cannot create \(path)", .current)
     }
   }
 
   /// Writes `bytes` to a temporary file beside `path`, fsyncs it, renames it over
   /// `path` and fsyncs the folder: readers see the old or the new file, never half.
-  public static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600)
-    throws(SystemError)
-  {
+  /// `sync: false` leaves out the fsyncs (files that need not survive a power cut).
+  public static func writeAtomically(
+    _ path: String, _ bytes: [UInt8], mode: mode_t = 0o600, sync: Bool = true
+  ) throws(SystemError) {
     let temp = path + ".tmp"
     let fd: FileDescriptor
     // A fresh file: whatever was left at the temporary name (even a FIFO, which would
@@ -95,7 +104,7 @@ public enum FileSystem {
     }
     do {
       try fd.writeAll(bytes)
-      _ = try syscall { fsync(fd.rawValue) }
+      if sync { _ = try syscall { fsync(fd.rawValue) } }
       fd.close()
     } catch {
       fd.close()
@@ -107,6 +116,7 @@ public enum FileSystem {
       unlink(temp)
       throw SystemError("cannot rename \(temp) to \(path)", error)
     }
+    guard sync else { return }
     let folder = path.split(separator: "/", omittingEmptySubsequences: false).dropLast()
       .joined(separator: "/")
     if let dirfd = try? FileDescriptor.open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY) {

@@ -17,7 +17,7 @@ public final class EvdevDevice {
   /// The node it was opened from (`/dev/input/event3`, or a by-id link).
   public let path: String
   /// The descriptor to poll; -1 once closed.
-  public private(set) var fd: Int32
+  public private(set) var fd: FileDescriptor
   /// Who the device is: the kernel's name, ids and phys, plus udev's data when given.
   public let identity: DeviceIdentity
   public let capabilities: DeviceCapabilities
@@ -34,16 +34,16 @@ public final class EvdevDevice {
 
   /// Opens an event node (`O_RDONLY|O_NONBLOCK|O_CLOEXEC`) with CLOCK_MONOTONIC
   /// timestamps. `udev` adds syspath, links, properties and tags to the identity.
-  public convenience init(path: String, udev: DeviceIdentity? = nil) throws(InputDeviceError) {
+  public convenience init(path: String, udev: DeviceIdentity? = nil) throws(SystemError) {
     let fd = retryingEINTR { open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
-    if fd < 0 { throw InputDeviceError(operation: "open", path: path, errno: errno) }
+    if fd < 0 { throw SystemError("open", path: path, Errno(errno)) }
     // Before libevdev reads the state: switching the clock flushes the kernel's queue.
     _ = pinpad_evdev_use_monotonic_clock(fd)
     var device: OpaquePointer?
     let rc = libevdev_new_from_fd(fd, &device)
     guard rc == 0, let device else {
       _ = Glibc.close(fd)
-      throw InputDeviceError(operation: "libevdev_new_from_fd", path: path, errno: -rc)
+      throw SystemError("libevdev_new_from_fd", path: path, Errno(-rc))
     }
     var identity = udev
     if identity == nil {
@@ -67,7 +67,7 @@ public final class EvdevDevice {
   init(path: String, source: EvdevSource, udev: DeviceIdentity?) {
     self.path = path
     self.source = source
-    self.fd = source.fd
+    self.fd = FileDescriptor(rawValue: source.fd)
     var identity = udev ?? DeviceIdentity(devnode: path)
     identity.name = source.name
     identity.phys = source.phys
@@ -130,7 +130,7 @@ public final class EvdevDevice {
     /// A key is down: grabbing now would leave it stuck for other readers (a console
     /// would autorepeat it). Try again after the next `readEvents()`; never spin.
     case notYet
-    case failed(InputDeviceError)
+    case failed(SystemError)
   }
 
   /// Takes the device exclusively (EVIOCGRAB) if no key is down in libevdev's view and
@@ -143,13 +143,13 @@ public final class EvdevDevice {
   /// a key pressed between the last read and the query would be lost, release and all.
   public func grabWhenIdle() -> GrabOutcome {
     guard !isClosed else {
-      return .failed(InputDeviceError(operation: "EVIOCGRAB", path: path, errno: EBADF))
+      return .failed(SystemError("EVIOCGRAB", path: path, Errno(EBADF)))
     }
     if isGrabbed { return .grabbed }
-    if !keysDown.isEmpty || pollNow(fd) & Int16(POLLIN) != 0 { return .notYet }
+    if !keysDown.isEmpty || pollNow(fd.rawValue) & Int16(POLLIN) != 0 { return .notYet }
     let rc = source.grab(true)
     if rc != 0 {
-      return .failed(InputDeviceError(operation: "EVIOCGRAB", path: path, errno: -rc))
+      return .failed(SystemError("EVIOCGRAB", path: path, Errno(-rc)))
     }
     isGrabbed = true
     return .grabbed
@@ -210,7 +210,7 @@ public final class EvdevDevice {
     }
     if !batch.gone && batch.events.count < maxEventsPerRead {
       // A pipe's writer closing reads as EOF, which libevdev reports as -EAGAIN: ask poll.
-      let revents = pollNow(fd)
+      let revents = pollNow(fd.rawValue)
       if revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 && revents & Int16(POLLIN) == 0 {
         batch.gone = true
       }
@@ -224,7 +224,7 @@ public final class EvdevDevice {
     ungrab()
     source.close()
     isClosed = true
-    fd = -1
+    fd = FileDescriptor(rawValue: -1)
   }
 
   private func filtered(_ event: input_event) -> InputEvent? {

@@ -47,21 +47,3 @@ public struct InputBatch: Equatable, Sendable {
     self.gone = gone
   }
 }
-
-/// A failed system or library call on an input device, with what a person needs to act.
-public struct InputDeviceError: Error, Equatable, Sendable, CustomStringConvertible {
-  /// The call that failed, e.g. `open`, `libevdev_new_from_fd`.
-  public var operation: String
-  public var path: String
-  public var errno: Int32
-
-  public init(operation: String, path: String, errno: Int32) {
-    self.operation = operation
-    self.path = path
-    self.errno = errno
-  }
-
-  public var description: String {
-    "\(path): \(operation) failed: \(errnoText(errno))"
-  }
-}

@@ -1,19 +1,8 @@
 import Glibc
 
-/// `strerror(3)` as a Swift string.
-func errnoText(_ code: Int32) -> String {
-  guard let text = strerror(code) else { return "error \(code)" }
-  return String(cString: text)
-}
-
-/// Retries a call that fails with EINTR; returns the result or -1 with errno set.
+/// `syscall` for callers that check -1 and errno themselves.
 @inline(__always)
-func retryingEINTR(_ call: () -> Int32) -> Int32 {
-  while true {
-    let result = call()
-    if result >= 0 || errno != EINTR { return result }
-  }
-}
+func retryingEINTR(_ call: () -> Int32) -> Int32 { (try? syscall(call)) ?? -1 }
 
 /// `poll(2)` with a zero timeout on one fd: the `revents` bits right now.
 func pollNow(_ fd: Int32, events: Int16 = Int16(POLLIN)) -> Int16 {

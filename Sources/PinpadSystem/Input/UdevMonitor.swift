@@ -12,7 +12,7 @@ public final class UdevMonitor {
   private let udev: OpaquePointer
   private let monitor: OpaquePointer
   /// The monitor's netlink socket (non-blocking, close-on-exec): poll it for readability.
-  public let fd: Int32
+  public let fd: FileDescriptor
 
   public enum Change: Equatable, Sendable {
     /// A new, initialised `event*` node.
@@ -25,26 +25,25 @@ public final class UdevMonitor {
   }
 
   /// Subscribes to udev's (not the kernel's) events for subsystem `input`.
-  public init() throws(InputDeviceError) {
+  public init() throws(SystemError) {
     guard let udev = udev_new() else {
-      throw InputDeviceError(operation: "udev_new", path: "udev", errno: errno)
+      throw SystemError("udev_new", path: "udev", Errno(errno))
     }
     guard let monitor = udev_monitor_new_from_netlink(udev, "udev") else {
       let code = errno
       udev_unref(udev)
-      throw InputDeviceError(operation: "udev_monitor_new_from_netlink", path: "udev", errno: code)
+      throw SystemError("udev_monitor_new_from_netlink", path: "udev", Errno(code))
     }
     var rc = udev_monitor_filter_add_match_subsystem_devtype(monitor, "input", nil)
     if rc >= 0 { rc = udev_monitor_enable_receiving(monitor) }
     if rc < 0 {
       udev_monitor_unref(monitor)
       udev_unref(udev)
-      throw InputDeviceError(
-        operation: "udev_monitor_enable_receiving", path: "udev", errno: rc < -1 ? -rc : errno)
+      throw SystemError("udev_monitor_enable_receiving", path: "udev", Errno(rc < -1 ? -rc : errno))
     }
     self.udev = udev
     self.monitor = monitor
-    self.fd = udev_monitor_get_fd(monitor)
+    self.fd = FileDescriptor(rawValue: udev_monitor_get_fd(monitor))
   }
 
   deinit {

@@ -103,7 +103,7 @@ case "read" where args.count >= 4:
     say("grab \(outcome)")
   }
   while remaining > 0 {
-    let revents = waitReadable(device.fd, timeoutMs: 60_000)
+    let revents = waitReadable(device.fd.rawValue, timeoutMs: 60_000)
     if revents == 0 {
       say("timeout")
       exit(2)
@@ -151,7 +151,7 @@ case "watch" where args.count >= 4:
   let deadline = now() + (Double(args[3]) ?? 5)
   var done = false
   while !done && now() < deadline {
-    guard waitReadable(device.fd, timeoutMs: Int32(max(1, (deadline - now()) * 1000))) != 0
+    guard waitReadable(device.fd.rawValue, timeoutMs: Int32(max(1, (deadline - now()) * 1000))) != 0
     else { continue }
     let batch = device.readEvents()
     if batch.dropped { say("dropped") }
@@ -175,7 +175,7 @@ case "monitor" where args.count >= 3:
   say("monitoring")
   while remaining > 0 && now() < deadline {
     let left = Int32(max(1, (deadline - now()) * 1000))
-    guard waitReadable(monitor.fd, timeoutMs: left) != 0 else { continue }
+    guard waitReadable(monitor.fd.rawValue, timeoutMs: left) != 0 else { continue }
     while let change = monitor.receive() {
       switch change {
       case .added(let identity, let caps): say("added \(describe(identity, caps))")

@@ -1,10 +1,8 @@
-import PinpadCore
-
 /// The codes handed to the controller and what became of them (SPEC §4.4).
 ///
 /// A code first waits for a client (up to DeliveryTimeoutSec), holding its digits;
 /// once sent to the clients its digits are gone and it waits for the first verdict
-/// (up to VerdictTimeoutSec). Pure: the daemon sends and times.
+/// (up to VerdictTimeoutSec). Pure: the `Session` decides, the daemon sends.
 public struct AttemptBook {
   public struct Attempt {
     public let id: String
@@ -38,13 +36,21 @@ public struct AttemptBook {
   public mutating func deliverWaiting(
     verdictDeadline: Instant, _ send: (_ id: String, _ keypad: String, SecretDigits) -> Bool
   ) {
-    for i in attempts.indices {
-      guard let digits = attempts[i].digits else { continue }
-      guard send(attempts[i].id, attempts[i].keypad, digits) else { continue }
-      digits.wipe()
-      attempts[i].digits = nil
-      attempts[i].deadline = verdictDeadline
+    for attempt in attempts {
+      guard let digits = attempt.digits else { continue }
+      guard send(attempt.id, attempt.keypad, digits) else { continue }
+      markSent(id: attempt.id, verdictDeadline: verdictDeadline)
     }
+  }
+
+  /// A client took attempt `id`'s code: its digits are wiped and it waits for a
+  /// verdict until `verdictDeadline`. Nothing happens for an id not holding digits.
+  public mutating func markSent(id: String, verdictDeadline: Instant) {
+    guard let i = attempts.firstIndex(where: { $0.id == id }), let digits = attempts[i].digits
+    else { return }
+    digits.wipe()
+    attempts[i].digits = nil
+    attempts[i].deadline = verdictDeadline
   }
 
   public enum VerdictMatch: Equatable {

@@ -1,5 +1,4 @@
 import PinpadCore
-import PinpadDaemon
 import Testing
 
 /// The clocks before a restart: monotonic 1000 s, wall 2023-11-14T22:13:20Z.

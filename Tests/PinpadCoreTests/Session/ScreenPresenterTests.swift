@@ -1,5 +1,4 @@
 import PinpadCore
-import PinpadDaemon
 import Testing
 
 private let start = Instant.seconds(100)

@@ -1,6 +1,3 @@
-import PinpadCore
-import PinpadSystem
-
 /// Lockout state kept in `STATE_DIR/lockout` so a restart does not reset a lockout
 /// (SPEC §3). One line per keypad: `NAME FAILURES LEVEL LOCKED_UNTIL_UNIX_MS` (0 when
 /// not locked), with `%` and spaces in NAME written `%25` and `%20` (a `[Keypad NAME]`

@@ -1,5 +1,3 @@
-import PinpadCore
-
 /// Turns the state of the keypad being used into the `ScreenModel` every display
 /// draws, and keeps the short-lived parts of the screen: a verdict shown for a few
 /// seconds, a notice under the boxes, the lockout countdown.

@@ -1,5 +1,4 @@
 import PinpadCore
-import PinpadDaemon
 import Testing
 
 private func digits(_ values: [UInt8]) -> SecretDigits {

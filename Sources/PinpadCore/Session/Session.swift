@@ -1,0 +1,470 @@
+/// Every decision of the daemon, as one value: the entry of each keypad, the codes
+/// handed to the controller and their timeouts (SPEC §4.4), lockouts and when to save
+/// them, what the screen shows and for which keypad, `status` answers and reloads.
+///
+/// Events in, effects out; nothing is read or written. `now` is the monotonic clock.
+/// The socket's timeouts and retries run on it; the entry machines and the screen run
+/// on the entry time, which an input's stamps may push ahead (a fast replay stamps keys
+/// with their recorded offsets) and which then keeps running from there. `nextWakeup`
+/// is on the monotonic clock.
+public struct Session {
+  /// Fixed for the life of the process.
+  public struct Settings: Sendable {
+    /// The daemon's version, for `status` and the ready line.
+    public var version: String
+    /// Makes attempt ids unique across restarts (the daemon passes random hex).
+    public var idPrefix: String
+    /// False with `--state-dir none`: lockouts are never written.
+    public var persistent: Bool
+    /// The keypad name of pointers no `[Keypad]` claimed: they type into the screen's keypad.
+    public var screenKeypad: String
+    public init(
+      version: String, idPrefix: String, persistent: Bool = true, screenKeypad: String = ""
+    ) {
+      self.version = version
+      self.idPrefix = idPrefix
+      self.persistent = persistent
+      self.screenKeypad = screenKeypad
+    }
+  }
+
+  /// How long a failed lockout save waits before it is tried again.
+  public static let lockoutRetryInterval: Duration = .seconds(5)
+
+  public let settings: Settings
+  public private(set) var config: Configuration
+  public private(set) var machines: [String: EntryMachine] = [:]
+  public private(set) var attempts: AttemptBook
+  public private(set) var presenter = ScreenPresenter()
+  /// The keypad whose entry the screen shows: the last one used.
+  public private(set) var activeKeypad: String? = nil
+  private var padPress = PadPress()
+  private var lastModel: ScreenModel? = nil
+  private var saved: SavedLockouts
+  /// What the lockout file holds (in `persistable` form), nil when unknown.
+  private var written: [String: LockoutState]?
+  /// Why the last lockout save failed, nil when the file is up to date.
+  public private(set) var lockoutSaveError: String? = nil
+  private var lockoutRetry: Instant? = nil
+  /// Attempts with a `sendCode` out and no `codeSent` back yet.
+  private var offered = Set<String>()
+  /// Attempts already said to have found no client.
+  private var warnedUndelivered = Set<String>()
+  /// The latest entry time handed out (never goes back), and how far it runs ahead of
+  /// the monotonic clock.
+  private var entryNow = Instant.zero
+  private var lead: Duration = .zero
+  private var random: any RandomNumberGenerator
+
+  public init(
+    settings: Settings, config: Configuration, saved: SavedLockouts = SavedLockouts(),
+    random: any RandomNumberGenerator = SystemRandomNumberGenerator()
+  ) {
+    self.settings = settings
+    self.config = config
+    self.saved = saved
+    self.random = random
+    attempts = AttemptBook(idPrefix: settings.idPrefix)
+    written = saved.fileDiffers ? nil : Self.persistable(saved.states, now: .zero)
+  }
+
+  /// The keypad a non-device input (terminal, recording) feeds: "default", or the
+  /// first `[Keypad]` section when there are any.
+  public var defaultKeypad: String { config.keypads.first?.name ?? "default" }
+
+  public var activeMachine: EntryMachine? { activeKeypad.flatMap { machines[$0] } }
+
+  /// When the shell must send `.tick` (monotonic clock), nil when nothing waits on time.
+  public var nextWakeup: Instant? {
+    var entry: [Instant] = machines.values.compactMap(\.nextDeadline)
+    if let d = presenter.nextDeadline(machine: activeMachine, now: entryNow) { entry.append(d) }
+    var wakeups = entry.map { $0 - lead }
+    if let d = attempts.nextDeadline { wakeups.append(d) }
+    if let d = lockoutRetry { wakeups.append(d) }
+    return wakeups.min()
+  }
+
+  public mutating func handle(_ event: SessionEvent, now: Instant) -> [Effect] {
+    var out: [Effect] = []
+    switch event {
+    case .start:
+      show(now: now, force: true, &out)
+      out.append(.notify("READY=1\nSTATUS=Waiting for keys"))
+      out.append(.log(.info, "pinpadd \(settings.version) ready"))
+    case .key(let keypad, let code, let value, let stamp):
+      key(keypad, code, value: value, stamp: stamp, now: now, &out)
+    case .dropped(let keypad, let stamp):
+      let at = advance(to: stamp, now: now)
+      out.append(
+        .log(.warning, "keypad \(keypad): events lost in the kernel (SYN_DROPPED), entry wiped"))
+      feed(.eventsDropped, keypad: keypad, at: at, now: now, &out)
+    case .deviceAdded(let keypad, let path):
+      out.append(.log(.info, "keypad \(keypad): \(path) added"))
+      out.append(.broadcast(DaemonMessage.keypad(name: keypad, added: true, device: path)))
+    case .deviceRemoved(let keypad, let path):
+      out.append(.log(.info, "keypad \(keypad): \(path) removed"))
+      out.append(.broadcast(DaemonMessage.keypad(name: keypad, added: false, device: path)))
+    case .padPress(let keypad, let action, let padKey, let stamp):
+      padPress(keypad, action, key: padKey, stamp: stamp, now: now, &out)
+    case .pointerLost:
+      padPress.cancel()
+      presenter.pressedPadKey = nil
+    case .clientReady:
+      offerWaitingCodes(&out)
+    case .codeSent(let id, let clients, let connected):
+      codeSent(id: id, clients: clients, connected: connected, now: now, &out)
+    case .verdict(let id, let granted, let message, let client):
+      verdict(id: id, granted: granted, message: message, client: client, now: now, &out)
+    case .status(let client, let shell):
+      out.append(.reply(client: client, DaemonMessage.status(statusFields(shell, now: now))))
+    case .reload(let loaded):
+      reload(loaded, now: now, &out)
+    case .lockoutsSaved(let failure):
+      lockoutsSaved(failure: failure, now: now, &out)
+    case .screenLost:
+      lastModel = nil
+    case .tick:
+      tick(now: now, &out)
+    case .endOfBatch:
+      show(now: now, force: false, &out)
+    case .quit(let reason):
+      out.append(.log(.info, reason))
+      out.append(.stop)
+    }
+    return out
+  }
+
+  /// Wipes every entry and every held code (shutdown).
+  public mutating func end() {
+    for name in Array(machines.keys) { machines[name] = nil }
+    attempts.wipeAll()
+  }
+
+  // MARK: Time
+
+  /// The entry time at monotonic `now`: never behind one already handed out.
+  private mutating func entryTime(_ now: Instant) -> Instant {
+    entryNow = max(entryNow, now + lead)
+    return entryNow
+  }
+
+  /// An input event stamped `stamp`: the entry gets that time (or the last one, if it is
+  /// older); a stamp ahead of the clock moves the lead.
+  private mutating func advance(to stamp: Instant, now: Instant) -> Instant {
+    lead = max(lead, stamp - now)
+    entryNow = max(entryNow, stamp)
+    return entryNow
+  }
+
+  // MARK: Keys
+
+  private mutating func key(
+    _ keypad: String, _ code: KeyCode, value: Int32, stamp: Instant, now: Instant,
+    _ out: inout [Effect]
+  ) {
+    let at = advance(to: stamp, now: now)
+    if value == 1 {
+      // Plymouth's habit: key events only at debug level, and never which digit.
+      out.append(
+        .log(.debug, "keypad \(keypad): \(code.digit == nil ? code.name : "digit key") pressed"))
+      if activeKeypad != keypad || presenter.hasResult {
+        activeKeypad = keypad
+        presenter.keyPressed()
+      }
+    }
+    feed(.key(code, value: value), keypad: keypad, at: at, now: now, &out)
+  }
+
+  /// A touch or click on the on-screen keypad: the key under it shows pressed, and a
+  /// release on the key it went down on types that key into the keypad's entry (the
+  /// screen's keypad unless a `[Keypad]` section claimed the pointer).
+  private mutating func padPress(
+    _ keypad: String, _ action: PointerAction, key padKey: PadKey?, stamp: Instant,
+    now: Instant, _ out: inout [Effect]
+  ) {
+    let at = advance(to: stamp, now: now)
+    guard config.display.onScreenKeypad else { return }
+    let activated = padPress.handle(action, key: padKey)
+    presenter.pressedPadKey = padPress.shown
+    guard let activated, let code = activated.keyCode(rules: config.entry) else { return }
+    let target = keypad == settings.screenKeypad ? (activeKeypad ?? defaultKeypad) : keypad
+    out.append(
+      .log(.debug, "on-screen keypad: \(activated.isDigit ? "digit key" : code.name) pressed"))
+    key(target, code, value: 1, stamp: at, now: now, &out)
+    key(target, code, value: 0, stamp: at, now: now, &out)
+  }
+
+  private mutating func feed(
+    _ input: EntryInput, keypad: String, at: Instant, now: Instant, _ out: inout [Effect]
+  ) {
+    if machines[keypad] == nil {
+      machines[keypad] = EntryMachine(
+        rules: config.entry, lockout: config.lockout, state: saved.state(for: keypad))
+    }
+    let actions = machines[keypad]!.handle(input, now: at)
+    perform(actions, keypad: keypad, at: at, now: now, &out)
+  }
+
+  /// What an entry machine asked for.
+  private mutating func perform(
+    _ actions: [EntryAction], keypad: String, at: Instant, now: Instant, _ out: inout [Effect]
+  ) {
+    for action in actions {
+      switch action {
+      case .entry(let event, let length):
+        out.append(.broadcast(DaemonMessage.entry(keypad: keypad, event: event, length: length)))
+        if event == .started, config.display.keypadLayout == .scrambled {
+          presenter.padCells = ScrambledLayout.make(using: &random)
+        }
+        if event == .timeout { out.append(.log(.info, "keypad \(keypad): entry timed out")) }
+      case .submit(let digits):
+        let id = attempts.add(
+          keypad: keypad, digits: digits, deadline: now + config.socket.deliveryTimeout)
+        out.append(.log(.info, "keypad \(keypad): code submitted as attempt \(id)"))
+        out.append(.notify("STATUS=Checking attempt \(id)"))
+        offerWaitingCodes(&out)
+      case .feedback(let feedback):
+        presenter.showFeedback(feedback, now: at)
+      case .lockout(let seconds):
+        out.append(
+          .log(.warning, "keypad \(keypad): locked out for \(seconds) s after repeated denials"))
+        out.append(.broadcast(DaemonMessage.lockout(keypad: keypad, seconds: seconds)))
+        saveLockouts(now: now, &out)
+      case .screenChanged:
+        break  // the screen is drawn at the end of each batch when its model changed
+      }
+    }
+  }
+
+  // MARK: Codes and verdicts (SPEC §4.4)
+
+  /// Every code still held goes to the clients (each once until the shell answers).
+  private mutating func offerWaitingCodes(_ out: inout [Effect]) {
+    for attempt in attempts.attempts where !offered.contains(attempt.id) {
+      guard let digits = attempt.digits else { continue }
+      offered.insert(attempt.id)
+      out.append(.sendCode(id: attempt.id, keypad: attempt.keypad, digits: digits))
+    }
+  }
+
+  private mutating func codeSent(
+    id: String, clients: Int, connected: Int, now: Instant, _ out: inout [Effect]
+  ) {
+    offered.remove(id)
+    if connected > 0 { out.append(.log(.debug, "attempt \(id): sent to \(clients) client(s)")) }
+    if clients > 0 {
+      attempts.markSent(id: id, verdictDeadline: now + config.socket.verdictTimeout)
+      warnedUndelivered.remove(id)
+    } else if connected == 0, !warnedUndelivered.contains(id),
+      attempts.attempts.contains(where: { $0.id == id })
+    {
+      warnedUndelivered.insert(id)
+      out.append(
+        .log(
+          .warning,
+          "attempt \(id): no controller connected, waiting up to \(config.socket.deliveryTimeout.seconds) s"
+        ))
+    }
+  }
+
+  private mutating func verdict(
+    id: String, granted: Bool, message: String?, client: Int, now: Instant, _ out: inout [Effect]
+  ) {
+    let at = entryTime(now)
+    switch attempts.decide(id: id) {
+    case .accepted(let keypad):
+      let result = granted ? "granted" : "denied"
+      out.append(.log(.info, "attempt \(id) on keypad \(keypad): \(result) by client \(client)"))
+      out.append(.broadcast(DaemonMessage.verdict(id: id, result: result)))
+      out.append(.dropUnreadCode(id: id))
+      feed(.verdict(granted ? .granted : .denied), keypad: keypad, at: at, now: now, &out)
+      activeKeypad = keypad
+      if granted {
+        presenter.showResult(.granted(message: message), now: at)
+      } else if case .locked = machines[keypad]?.phase {
+        presenter.keyPressed()  // the lockout countdown says it all
+      } else {
+        presenter.showResult(
+          .denied(message: message, attemptsLeft: machines[keypad]?.attemptsLeft), now: at)
+      }
+      saveLockouts(now: now, &out)
+      out.append(.notify("STATUS=Waiting for keys"))
+    case .alreadyDecided:
+      out.append(.reply(client: client, DaemonMessage.error("attempt \(id) was already decided")))
+    case .timedOut:
+      out.append(
+        .reply(
+          client: client,
+          DaemonMessage.error(
+            "attempt \(id) timed out: no verdict within \(config.socket.verdictTimeout.secondsText) s"
+          )))
+    case .unknown, .notDelivered:
+      out.append(.reply(client: client, DaemonMessage.error("unknown attempt id")))
+    }
+  }
+
+  /// Timeouts of the entries, of the attempts, of the screen; a lockout save retried.
+  private mutating func tick(now: Instant, _ out: inout [Effect]) {
+    let at = entryTime(now)
+    for name in machines.keys.sorted() {
+      if let deadline = machines[name]?.nextDeadline, deadline <= at {
+        feed(.tick, keypad: name, at: at, now: now, &out)
+      }
+    }
+    for expired in attempts.expire(now: now) {
+      offered.remove(expired.id)
+      warnedUndelivered.remove(expired.id)
+      activeKeypad = expired.keypad
+      if expired.delivered {
+        out.append(
+          .log(
+            .warning,
+            "attempt \(expired.id): no verdict within \(config.socket.verdictTimeout.seconds) s"))
+        out.append(.broadcast(DaemonMessage.verdict(id: expired.id, result: "timeout")))
+        out.append(.dropUnreadCode(id: expired.id))
+        feed(.verdict(.noResponse), keypad: expired.keypad, at: at, now: now, &out)
+        presenter.showResult(.noResponse, now: at)
+      } else {
+        out.append(.log(.warning, "attempt \(expired.id): no controller took it, code wiped"))
+        feed(.verdict(.undelivered), keypad: expired.keypad, at: at, now: now, &out)
+        presenter.showResult(.unavailable, now: at)
+      }
+      out.append(.notify("STATUS=Waiting for keys"))
+    }
+    _ = presenter.expire(now: at)
+    if let retry = lockoutRetry, retry <= now { saveLockouts(now: now, &out) }
+  }
+
+  // MARK: Lockouts
+
+  /// Brings the saved states up to date and asks for a write when the file would change
+  /// (or the last write failed).
+  private mutating func saveLockouts(now: Instant, _ out: inout [Effect]) {
+    let at = entryTime(now)
+    for (name, machine) in machines {
+      saved.states[name] = machine.lockoutState
+      saved.guessed.remove(name)
+    }
+    // A conservative lock for an unreadable file ("*") or a corrupt line ends with its
+    // lock: a garbled name is not kept in the file as a keypad.
+    for name in saved.guessed.union(["*"]) {
+      if let state = saved.states[name], state.lockedUntil.map({ $0 <= at }) ?? true {
+        saved.states[name] = nil
+        saved.guessed.remove(name)
+      }
+    }
+    guard settings.persistent else { return }
+    let content = Self.persistable(saved.states, now: at)
+    guard content != written || lockoutSaveError != nil else { return }
+    written = content
+    lockoutRetry = nil
+    out.append(.persistLockouts(saved.states, now: at))
+  }
+
+  private mutating func lockoutsSaved(failure: String?, now: Instant, _ out: inout [Effect]) {
+    guard let failure else {
+      if lockoutSaveError != nil { out.append(.log(.info, "lockout state saved again")) }
+      lockoutSaveError = nil
+      lockoutRetry = nil
+      return
+    }
+    // Logged once per streak of failures, retried until it works; `status` says so.
+    if lockoutSaveError == nil {
+      out.append(
+        .log(
+          .error,
+          "cannot save lockout state: \(failure); retrying every \(Int(Self.lockoutRetryInterval.seconds)) s"
+        ))
+    }
+    lockoutSaveError = failure
+    written = nil
+    lockoutRetry = now + Self.lockoutRetryInterval
+  }
+
+  /// The states as the file says them: no empty lines, no lock that has ended.
+  static func persistable(_ states: [String: LockoutState], now: Instant)
+    -> [String: LockoutState]
+  {
+    var out: [String: LockoutState] = [:]
+    for (name, var state) in states {
+      if let until = state.lockedUntil, until <= now { state.lockedUntil = nil }
+      if state == LockoutState() { continue }
+      out[name] = state
+    }
+    return out
+  }
+
+  // MARK: Reload, status, screen
+
+  /// SIGHUP with a good file: entry rules, lockout rules, prompt, layout and keypads
+  /// change now; the socket and the display's device at the next start.
+  private mutating func reload(_ loaded: Configuration, now: Instant, _ out: inout [Effect]) {
+    if loaded.socket != config.socket {
+      out.append(.log(.warning, "reload: [Socket] changes take effect at the next start"))
+    }
+    var displayKeys = loaded.display
+    displayKeys.prompt = config.display.prompt
+    displayKeys.keypadLayout = config.display.keypadLayout
+    if displayKeys != config.display {
+      out.append(
+        .log(
+          .warning,
+          "reload: [Display] Output, Device, Font, OnScreenKeypad and SnapshotSize take effect at the next start"
+        ))
+    }
+    config.entry = loaded.entry
+    config.lockout = loaded.lockout
+    config.display.prompt = loaded.display.prompt
+    config.display.keypadLayout = loaded.display.keypadLayout
+    config.keypads = loaded.keypads
+    out.append(.reconfigure(config))
+    let at = entryTime(now)
+    for name in machines.keys.sorted() {
+      let actions = machines[name]!.reconfigure(
+        rules: config.entry, lockout: config.lockout, now: at)
+      perform(actions, keypad: name, at: at, now: now, &out)
+    }
+    out.append(.log(.info, "configuration reloaded"))
+  }
+
+  /// The `status` answer: names, phases, lengths and counts; never a digit.
+  private mutating func statusFields(_ shell: ShellStatus, now: Instant) -> [(String, JSONValue)] {
+    let at = entryTime(now)
+    let keypads: [JSONValue] = machines.keys.sorted().map { name in
+      let machine = machines[name]!
+      var lockedSeconds = 0
+      if case .locked(let until) = machine.phase {
+        lockedSeconds = Int((until - at).nanoseconds.saturatingAdd(999_999_999) / 1_000_000_000)
+      }
+      var fields: [(String, JSONValue)] = [
+        ("name", .string(name)), ("state", .string(machine.phase.name)),
+        ("length", .number(Double(machine.length))),
+      ]
+      // The count starts again with a lockout: while locked, a 0 would mislead.
+      if case .locked = machine.phase {
+      } else {
+        fields.append(("failures", .number(Double(machine.lockoutState.failures))))
+      }
+      fields.append(("locked_seconds", .number(Double(lockedSeconds))))
+      return .object(fields)
+    }
+    return [
+      ("version", .string(settings.version)),
+      ("keypads", .array(keypads)),
+      ("inputs", .array(shell.inputs.map { .string($0) })),
+      ("clients", .number(Double(shell.clients))),
+      ("queued_bytes", .number(Double(shell.queuedBytes))),
+      ("lockouts_saved", .bool(settings.persistent && lockoutSaveError == nil)),
+      ("pending", .number(Double(attempts.attempts.count))),
+    ]
+  }
+
+  /// The frame for the active keypad, when it differs from the last one drawn.
+  private mutating func show(now: Instant, force: Bool, _ out: inout [Effect]) {
+    let model = presenter.model(
+      machine: activeMachine, rules: config.entry, display: config.display, now: entryTime(now))
+    guard force || model != lastModel else { return }
+    lastModel = model
+    out.append(.show(model))
+  }
+}

@@ -1,0 +1,108 @@
+/// What the daemon's shell tells the `Session`: something an input, the socket, a signal
+/// or the timer brought. Times are the monotonic clock; `stamp` is an input's own time
+/// for its event (the kernel's, or a replay's recorded offset).
+public enum SessionEvent {
+  /// The daemon is up: draw the first screen, tell systemd.
+  case start
+  /// An evdev key event (value 1 press, 0 release, 2 repeat) from `keypad`'s input.
+  case key(keypad: String, KeyCode, value: Int32, stamp: Instant)
+  /// `keypad`'s input lost events in the kernel (SYN_DROPPED).
+  case dropped(keypad: String, stamp: Instant)
+  case deviceAdded(keypad: String, path: String)
+  case deviceRemoved(keypad: String, path: String)
+  /// A touch or click, with the on-screen key under it (hit-tested by the shell).
+  case padPress(keypad: String, PointerAction, key: PadKey?, stamp: Instant)
+  /// A pointer lost events or went away.
+  case pointerLost
+  /// A client finished connecting: held codes may go out now.
+  case clientReady
+  /// The answer to `Effect.sendCode`: how many clients took the line, of how many.
+  case codeSent(id: String, clients: Int, connected: Int)
+  /// A client's verdict (`client` is its serial number, for the log and the reply).
+  case verdict(id: String, granted: Bool, message: String?, client: Int)
+  /// A client asked for `status`; the shell adds what only it knows.
+  case status(client: Int, ShellStatus)
+  /// SIGHUP with a configuration that parsed.
+  case reload(Configuration)
+  /// The answer to `Effect.persistLockouts`: nil when the file was written, else why not.
+  case lockoutsSaved(failure: String?)
+  /// The display lost its picture (a VT switched back): the next frame is drawn whole.
+  case screenLost
+  /// The timer fired (`nextWakeup` came).
+  case tick
+  /// The shell handled a batch of events: time to draw, once.
+  case endOfBatch
+  /// Stop: a signal or the terminal asked for it (`reason` is logged as it is).
+  case quit(reason: String)
+}
+
+/// What the shell knows for a `status` answer and the Session does not.
+public struct ShellStatus: Equatable, Sendable {
+  public var inputs: [String]
+  public var clients: Int
+  public var queuedBytes: Int
+  public init(inputs: [String] = [], clients: Int = 0, queuedBytes: Int = 0) {
+    self.inputs = inputs
+    self.clients = clients
+    self.queuedBytes = queuedBytes
+  }
+}
+
+/// What the `Session` asks the shell to do, in order.
+public enum Effect {
+  /// A protocol line (with its newline) to every client.
+  case broadcast(String)
+  /// A protocol line to one client, by serial number.
+  case reply(client: Int, String)
+  /// Writes a `code` line for these digits to every client and answers with
+  /// `SessionEvent.codeSent`. The Session wipes the digits once a client has them.
+  case sendCode(id: String, keypad: String, digits: SecretDigits)
+  /// The attempt is decided: a client that has not read its code must not get it.
+  case dropUnreadCode(id: String)
+  case show(ScreenModel)
+  /// Writes the lockout file (`LockoutStore.render` at `now`, the Session's entry time)
+  /// and answers with `SessionEvent.lockoutsSaved`.
+  case persistLockouts([String: LockoutState], now: Instant)
+  /// An sd_notify line (`STATUS=...`, `READY=1`).
+  case notify(String)
+  /// A log line: names, states and counts, never a digit of a code.
+  case log(LogLevel, String)
+  /// Inputs and displays take the keypads and entry rules of a reloaded configuration.
+  case reconfigure(Configuration)
+  /// Leave the event loop.
+  case stop
+}
+
+/// Lockout states read at start (`LockoutStore.parse`).
+public struct SavedLockouts: Sendable {
+  public var states: [String: LockoutState]
+  /// Keypads read from corrupt lines: conservatively locked, forgotten when that ends.
+  public var guessed: Set<String>
+  /// The file held lines that `states` does not say (corrupt or unreadable): it is
+  /// written again at the first save, even when no lockout changed.
+  public var fileDiffers: Bool
+  public init(
+    states: [String: LockoutState] = [:], guessed: Set<String> = [], fileDiffers: Bool = false
+  ) {
+    self.states = states
+    self.guessed = guessed
+    self.fileDiffers = fileDiffers
+  }
+  /// The state a keypad without a line of its own starts with: "*" stands for every
+  /// keypad when the file could not be read (or a line's name could not).
+  public func state(for keypad: String) -> LockoutState {
+    states[keypad] ?? states["*"] ?? LockoutState()
+  }
+}
+
+extension EntryPhase {
+  /// The phase's name in `status` answers.
+  public var name: String {
+    switch self {
+    case .idle: "idle"
+    case .entering: "entering"
+    case .checking: "checking"
+    case .locked: "locked"
+    }
+  }
+}

@@ -1,0 +1,98 @@
+import PinpadCore
+import PinpadScreen
+import PinpadSystem
+
+/// Choosing and opening the display, and sharing a terminal with the log and the keys.
+enum DisplaySetup {
+  /// The display `--display` or `[Display] Output=` asks for.
+  static func open(_ given: DisplaySpec?, _ config: DisplayConfig, log: Logger)
+    throws(StartError) -> Display
+  {
+    let display: Display
+    let spec: DisplaySpec
+    if let given {
+      spec = given
+    } else {
+      let device = config.device.isEmpty ? nil : config.device
+      switch config.output {
+      case .auto: spec = .auto
+      case .fb: spec = .framebuffer(device: device)
+      case .console: spec = .console(tty: device)
+      case .none: spec = .none
+      }
+    }
+    switch spec {
+    case .none:
+      display = NoDisplay()
+    case .console(let tty):
+      do { display = try ConsoleDisplay(tty: tty) } catch {
+        throw .unavailable("display: \(error)")
+      }
+    case .framebuffer(let device):
+      do {
+        display = try FramebufferDisplay(
+          device: device ?? "/dev/fb0", font: try font(config))
+      } catch {
+        throw .unavailable("display: \(error)")
+      }
+    case .snapshot(let directory):
+      do {
+        display = try SnapshotDisplay(
+          directory: directory, width: config.snapshotWidth,
+          height: config.snapshotHeight, font: try font(config))
+      } catch {
+        throw .unavailable("display: \(error)")
+      }
+    case .auto:
+      let device = config.device.isEmpty ? "/dev/fb0" : config.device
+      if FileSystem.exists(device) {
+        do {
+          let framebuffer = try FramebufferDisplay(device: device, font: try font(config))
+          log.info("display: framebuffer \(device)")
+          return framebuffer
+        } catch {
+          log.info("display: framebuffer \(device) not usable (\(error)), trying the console")
+        }
+      }
+      if FileDescriptor.standardOutput.isTerminal {
+        do { display = try ConsoleDisplay(tty: nil) } catch {
+          throw .unavailable("display: \(error)")
+        }
+        log.info("display: console on the current terminal")
+      } else {
+        display = NoDisplay()
+        log.info("display: none (no framebuffer, and standard output is not a terminal)")
+      }
+    }
+    return display
+  }
+
+  /// A console display on the terminal the keys are typed on shows the key hints; one
+  /// on the terminal stderr goes to takes the log lines on its status line, so that no
+  /// log line is ever written over the entry.
+  static func shareTerminal(
+    _ display: Display, terminalInput: Bool, _ entry: EntryConfig, log: Logger
+  ) {
+    guard let console = display as? ConsoleDisplay else { return }
+    console.hint = hint(display, terminalInput: terminalInput, entry)
+    if console.drawsOn(sameTerminalAs: .standardError) {
+      log.divert = { [unowned console] level, line in
+        let prefix = level == .error ? "error: " : level == .warning ? "warning: " : ""
+        console.showStatus(prefix + line)
+      }
+    }
+  }
+
+  /// The key hints for the console, when keys come from the terminal it draws on.
+  static func hint(_ display: Display, terminalInput: Bool, _ entry: EntryConfig) -> String? {
+    guard terminalInput, let console = display as? ConsoleDisplay,
+      console.drawsOn(sameTerminalAs: .standardInput)
+    else { return nil }
+    return TerminalHint.line(entry)
+  }
+
+  /// `[Display] Font=`, nil when unset (each display then picks its default).
+  private static func font(_ config: DisplayConfig) throws -> BitmapFont? {
+    config.font.isEmpty ? nil : try DisplayFont.load(path: config.font)
+  }
+}

@@ -1,0 +1,208 @@
+import PinpadCore
+
+/// Drives a `Session` as the daemon's shell would, with a manual monotonic clock, from
+/// a script in the style of `EntryScript`: whitespace-separated steps.
+///
+/// - `1`, `KP1`, `ENTER`…: press and release a key on the current keypad (`KP1:1` only
+///   the press). `keypad=door`: later keys come from keypad `door`.
+/// - `+0.5`: time passes. `@5`: 5 s after the start. `tick`; `wait`: time jumps to
+///   `nextWakeup` and ticks there. `stamp=20`: later keys are stamped 20 s ahead of
+///   the clock (a fast replay).
+/// - `clients=N`: N clients connected (codes go to them when sent); `ready`: a client
+///   finished connecting.
+/// - `granted`, `denied`: a verdict from client 1 for the last code sent; `granted:ID`.
+/// - `pad:5`, `pad:ok`, `pad:bs`: a tap on that on-screen key (`pad+:5` down, `pad~:-`
+///   moved off, `pad-:5` up); `lost`: the pointer went away. `dropped`: SYN_DROPPED.
+/// - `status`: client 1 asks; `end`: end of a batch (frames); `quit`.
+///
+/// Every effect is answered as the shell answers it: `sendCode` with `codeSent` (taken
+/// by every connected client), `persistLockouts` with `lockoutsSaved` (failing with
+/// `saveFailure` while it is set). Logs and frames are kept apart from the trace.
+struct SessionScript {
+  static let start = Instant(nanoseconds: 1_000 * 1_000_000_000)
+
+  var session: Session
+  var now = SessionScript.start
+  var keypad = "default"
+  var stampLead: Duration = .zero
+  var clients = 0
+  var saveFailure: String? = nil
+  /// The digits sent to clients, by attempt id (what the shell wrote into a line).
+  private(set) var sent: [(id: String, digits: String, buffer: SecretDigits)] = []
+  private(set) var logs: [(LogLevel, String)] = []
+  private(set) var frames: [ScreenModel] = []
+  private(set) var persisted: [[String: LockoutState]] = []
+  private(set) var replies: [String] = []
+  private(set) var trace: [String] = []
+
+  init(
+    _ edit: (inout Configuration) -> Void = { _ in }, saved: SavedLockouts = SavedLockouts(),
+    persistent: Bool = true, random: any RandomNumberGenerator = SystemRandomNumberGenerator()
+  ) {
+    var config = Configuration()
+    config.entry = .testing()
+    config.lockout = .testing()
+    edit(&config)
+    session = Session(
+      settings: .init(version: "9.9.9", idPrefix: "ab", persistent: persistent),
+      config: config, saved: saved, random: random)
+  }
+
+  /// Seconds since the start.
+  func at(_ seconds: String) -> Instant { Self.start + .nanoseconds(nanoseconds(seconds)) }
+
+  var lastSentID: String? { sent.last?.id }
+  var lastFrame: ScreenModel? { frames.last }
+  func logged(_ text: String) -> Bool { logs.contains { $0.1.contains(text) } }
+
+  /// Runs the steps; returns the effects they caused (logs and frames left out).
+  @discardableResult
+  mutating func run(_ script: String) -> String {
+    let before = trace.count
+    for step in script.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
+      perform(String(step))
+    }
+    return trace[before...].joined(separator: " ")
+  }
+
+  /// Hands one event to the session and answers its effects.
+  @discardableResult
+  mutating func send(_ event: SessionEvent) -> String {
+    let before = trace.count
+    for effect in session.handle(event, now: now) { answer(effect) }
+    return trace[before...].joined(separator: " ")
+  }
+
+  private mutating func perform(_ step: String) {
+    let stamp = now + stampLead
+    switch step {
+    case "tick": send(.tick)
+    case "wait":
+      guard let wakeup = session.nextWakeup else { return }
+      now = max(now, wakeup)
+      send(.tick)
+    case "ready": send(.clientReady)
+    case "granted", "denied":
+      send(.verdict(id: lastSentID ?? "none", granted: step == "granted", message: nil, client: 1))
+    case "dropped": send(.dropped(keypad: keypad, stamp: stamp))
+    case "lost": send(.pointerLost)
+    case "status": send(.status(client: 1, ShellStatus(inputs: ["auto"], clients: clients)))
+    case "end": send(.endOfBatch)
+    case "quit": send(.quit(reason: "stopping on request"))
+    default:
+      if step.hasPrefix("+") {
+        now = now + .nanoseconds(nanoseconds(String(step.dropFirst())))
+      } else if step.hasPrefix("@") {
+        now = at(String(step.dropFirst()))
+      } else if let value = step.value(of: "keypad=") {
+        keypad = value
+      } else if let value = step.value(of: "clients=") {
+        clients = Int(value)!
+      } else if let value = step.value(of: "stamp=") {
+        stampLead = .nanoseconds(nanoseconds(value))
+      } else if let value = step.value(of: "granted:") ?? step.value(of: "denied:") {
+        send(
+          .verdict(id: value, granted: step.hasPrefix("granted"), message: nil, client: 1))
+      } else if step.hasPrefix("pad") {
+        let parts = step.split(separator: ":")
+        let key = padKey(String(parts[1]))
+        switch parts[0] {
+        case "pad+": send(.padPress(keypad: "", .pressed(x: 1, y: 1), key: key, stamp: stamp))
+        case "pad~": send(.padPress(keypad: "", .moved(x: 1, y: 1), key: key, stamp: stamp))
+        case "pad-": send(.padPress(keypad: "", .released(x: 1, y: 1), key: key, stamp: stamp))
+        default:
+          send(.padPress(keypad: "", .pressed(x: 1, y: 1), key: key, stamp: stamp))
+          send(.padPress(keypad: "", .released(x: 1, y: 1), key: key, stamp: stamp))
+        }
+      } else {
+        let parts = step.split(separator: ":")
+        let code = key(String(parts[0]))
+        if parts.count == 2 {
+          send(.key(keypad: keypad, code, value: Int32(parts[1])!, stamp: stamp))
+        } else {
+          send(.key(keypad: keypad, code, value: 1, stamp: stamp))
+          send(.key(keypad: keypad, code, value: 0, stamp: stamp))
+        }
+      }
+    }
+  }
+
+  private func padKey(_ name: String) -> PadKey? {
+    switch name {
+    case "ok": .ok
+    case "bs": .backspace
+    case "-": nil
+    default: .digit(UInt8(name)!)
+    }
+  }
+
+  /// What the shell does with an effect, in words for the trace.
+  private mutating func answer(_ effect: Effect) {
+    switch effect {
+    case .broadcast(let line): trace.append(Self.words(line))
+    case .reply(let client, let line):
+      replies.append(line)
+      trace.append("reply#\(client):" + Self.words(line))
+    case .sendCode(let id, let keypad, let digits):
+      if clients > 0 { sent.append((id, string(digits), digits)) }
+      trace.append("code(\(id),\(keypad))")
+      for effect in session.handle(
+        .codeSent(id: id, clients: clients, connected: clients), now: now)
+      {
+        answer(effect)
+      }
+    case .dropUnreadCode(let id): trace.append("drop(\(id))")
+    case .show(let model): frames.append(model)
+    case .persistLockouts(let states, let at):
+      persisted.append(states)
+      let lines = states.keys.sorted().map { name in
+        let state = states[name]!
+        let locked = state.lockedUntil.map { $0 > at } ?? false
+        return "\(name)=\(state.failures)/\(state.level)\(locked ? "/locked" : "")"
+      }
+      trace.append("persist(\(lines.joined(separator: ",")))")
+      for effect in session.handle(.lockoutsSaved(failure: saveFailure), now: now) {
+        answer(effect)
+      }
+    case .notify(let line): trace.append("notify(\(line))")
+    case .log(let level, let line): logs.append((level, line))
+    case .reconfigure: trace.append("reconfigure")
+    case .stop: trace.append("stop")
+    }
+  }
+
+  /// A protocol line in words: `entry(default,started,1)`, `verdict(ab-1,granted)`,
+  /// `lockout(default,30)`, `keypad(door,added,/dev/x)`, `error(reason)`, `status`.
+  static func words(_ line: String) -> String {
+    guard let value = try? JSONValue.parse(line), let type = value["type"]?.stringValue else {
+      return "?" + line
+    }
+    func s(_ key: String) -> String {
+      if let n = value[key]?.numberValue { return String(Int(n)) }
+      return value[key]?.stringValue ?? "-"
+    }
+    switch type {
+    case "entry": return "entry(\(s("keypad")),\(s("event")),\(s("length")))"
+    case "verdict": return "verdict(\(s("id")),\(s("result")))"
+    case "lockout": return "lockout(\(s("keypad")),\(s("seconds")))"
+    case "keypad": return "keypad(\(s("keypad")),\(s("event")),\(s("device")))"
+    case "error": return "error(\(s("reason")))"
+    default: return type
+    }
+  }
+}
+
+extension String {
+  fileprivate func value(of prefix: String) -> String? {
+    hasPrefix(prefix) ? String(dropFirst(prefix.count)) : nil
+  }
+}
+
+/// A generator that always gives the same sequence (scrambled layouts in tests).
+struct SeededRandom: RandomNumberGenerator {
+  var state: UInt64
+  mutating func next() -> UInt64 {
+    state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+    return state
+  }
+}
