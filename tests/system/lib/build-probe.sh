@@ -8,8 +8,15 @@ cd "$root"
 swift build --target PinpadSystem >&2
 bin=$(swift build --show-bin-path)
 mkdir -p "$(dirname "$out")"
-objects=$(ls "$bin"/PinpadCore.build/*.o "$bin"/PinpadSystem.build/*.o "$bin"/CPinpadShim.build/*.o \
-  | grep -v -e 'Tests\.o$' -e '/PinpadCore\.o$' -e '/PinpadSystem\.o$' || true)
+# Only the objects of sources that still exist: an incremental build keeps the object of
+# a renamed or deleted file, which would clash with its successor's symbols.
+objects=""
+for module in PinpadCore PinpadSystem CPinpadShim; do
+  for object in "$bin/$module.build"/*.o; do
+    source=$(basename "$object" .o)
+    [[ -n $(find "Sources/$module" -name "$source" -print -quit) ]] && objects+=" $object"
+  done
+done
 # shellcheck disable=SC2086
 swiftc -swift-version 6 -O -module-name evdev_probe -o "$out" \
   tests/system/helpers/evdev-probe.swift $objects \
