@@ -23,25 +23,22 @@ enum ControllerService {
   }
 
   static func main(socketPath: String, arguments: [String]) throws -> Int32 {
-    var args = arguments[...]
+    var words = Arguments(arguments)
     var path: String? = nil
     var mqtt = false
     var filter: String? = nil
     var configPath: String? = nil
-    while let arg = args.popFirst() {
-      if arg == "--codes", let value = args.popFirst() {
-        path = value
-      } else if arg.hasPrefix("--codes=") {
-        path = String(arg.dropFirst(8))
-      } else if arg == "--mqtt" {
+    while let word = words.next() {
+      switch word.name {
+      case "--codes": path = try words.value(of: word)
+      case "--mqtt":
+        try words.flag(word)
         mqtt = true
-      } else if arg == "--topics", let value = args.popFirst() {
-        filter = value
-      } else if arg == "--config", let value = args.popFirst() {
-        configPath = value
-      } else {
+      case "--topics": filter = try words.value(of: word)
+      case "--config": configPath = try words.value(of: word)
+      default:
         throw UsageError(
-          "serve --codes FILE [--mqtt [--topics FILTER] [--config FILE]] (unexpected \(arg))")
+          "serve --codes FILE [--mqtt [--topics FILTER] [--config FILE]] (unexpected \(word.text))")
       }
     }
     if !mqtt, filter != nil || configPath != nil {

@@ -25,25 +25,19 @@ enum BridgeService {
     """
 
   static func main(socketPath: String, arguments: [String]) throws -> Int32 {
-    var args = arguments[...]
+    var words = Arguments(arguments)
     var configPath = "/etc/pinpadd/pinpadd.conf"
     var configGiven = false
-    while let arg = args.popFirst() {
-      switch arg {
+    while let word = words.next() {
+      switch word.name {
       case "--help", "-h":
         ControlMain.printLine(usage)
         return 0
       case "--config":
-        guard let value = args.popFirst() else { throw UsageError("--config needs a file") }
-        configPath = value
+        configPath = try words.value(of: word, missing: "--config needs a file")
         configGiven = true
       default:
-        if arg.hasPrefix("--config=") {
-          configPath = String(arg.dropFirst(9))
-          configGiven = true
-        } else {
-          throw UsageError("mqtt [--config FILE] (unexpected \(arg))")
-        }
+        throw UsageError("mqtt [--config FILE] (unexpected \(word.text))")
       }
     }
     let log = Logger(level: .info)

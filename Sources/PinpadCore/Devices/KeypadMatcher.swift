@@ -22,11 +22,11 @@
 /// 6. Otherwise the first section with an empty `Match=` (a catch-all), if any.
 public struct KeypadMatcher: Equatable, Sendable {
   public let keypads: [KeypadConfig]
-  private let rules: [[MatchToken]]
+  private let sections: SectionRules
 
   public init(keypads: [KeypadConfig]) {
     self.keypads = keypads
-    self.rules = keypads.map { $0.match.map(MatchToken.init) }
+    self.sections = SectionRules(keypads)
   }
 
   /// The keypad a device serves, or nil when pinpadd should leave it alone.
@@ -34,12 +34,9 @@ public struct KeypadMatcher: Equatable, Sendable {
     -> KeypadAssignment?
   {
     guard capabilities.hasDigitKeys else { return nil }
-    if let name = device.udevKeypadName {
-      let section = keypads.first { $0.name == name }
-      return KeypadAssignment(name: name, grab: section?.grab ?? true, reason: .udevProperty)
-    }
-    for (index, tokens) in rules.enumerated() where tokens.contains(where: { $0.matches(device) }) {
-      return KeypadAssignment(keypads[index], reason: .matched)
+    if let named = sections.section(naming: device) {
+      return KeypadAssignment(
+        name: named.name, grab: named.grab, reason: named.byUdev ? .udevProperty : .matched)
     }
     if device.isVirtual && !device.isTaggedForPinpadd { return nil }
     if keypads.isEmpty {
@@ -47,6 +44,32 @@ public struct KeypadMatcher: Equatable, Sendable {
     }
     if let catchAll = keypads.first(where: { $0.match.isEmpty }) {
       return KeypadAssignment(catchAll, reason: .catchAll)
+    }
+    return nil
+  }
+}
+
+/// The rules keypads and pointers share (2 and 3 of each matcher): udev's
+/// `ENV{PINPADD_KEYPAD}=NAME` names the keypad (grabbed unless that section, if any,
+/// says `Grab=no`), else the first section in file order with a `Match=` token that
+/// matches. The callers then apply rule 4, virtual devices, themselves.
+struct SectionRules: Equatable, Sendable {
+  private let keypads: [KeypadConfig]
+  private let tokens: [[MatchToken]]
+
+  init(_ keypads: [KeypadConfig]) {
+    self.keypads = keypads
+    self.tokens = keypads.map { $0.match.map(MatchToken.init) }
+  }
+
+  /// The keypad that names this device, and whether udev named it; nil for none.
+  func section(naming device: DeviceIdentity) -> (name: String, grab: Bool, byUdev: Bool)? {
+    if let name = device.udevKeypadName {
+      let section = keypads.first { $0.name == name }
+      return (name, section?.grab ?? true, true)
+    }
+    for (index, list) in tokens.enumerated() where list.contains(where: { $0.matches(device) }) {
+      return (keypads[index].name, keypads[index].grab, false)
     }
     return nil
   }

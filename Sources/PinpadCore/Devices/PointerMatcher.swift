@@ -13,11 +13,11 @@
 ///    mouse keeps working for everyone else.
 public struct PointerMatcher: Equatable, Sendable {
   public let keypads: [KeypadConfig]
-  private let rules: [[MatchToken]]
+  private let sections: SectionRules
 
   public init(keypads: [KeypadConfig]) {
     self.keypads = keypads
-    self.rules = keypads.map { $0.match.map(MatchToken.init) }
+    self.sections = SectionRules(keypads)
   }
 
   /// How a device serves the on-screen keypad, or nil when it does not.
@@ -27,13 +27,8 @@ public struct PointerMatcher: Equatable, Sendable {
     guard !capabilities.hasDigitKeys, capabilities.hasTouch || capabilities.hasPointer else {
       return nil
     }
-    if let name = device.udevKeypadName {
-      let section = keypads.first { $0.name == name }
-      return PointerAssignment(keypad: name, grab: section?.grab ?? true)
-    }
-    for (index, tokens) in rules.enumerated() where tokens.contains(where: { $0.matches(device) }) {
-      let section = keypads[index]
-      return PointerAssignment(keypad: section.name, grab: section.grab)
+    if let named = sections.section(naming: device) {
+      return PointerAssignment(keypad: named.name, grab: named.grab)
     }
     if device.isVirtual && !device.isTaggedForPinpadd { return nil }
     return PointerAssignment(keypad: nil, grab: false)
