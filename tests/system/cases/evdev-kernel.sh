@@ -14,18 +14,43 @@ rig_start_udevd
 kbd=$(rig_node_of "QEMU USB Keyboard") || rig_fail "no USB keyboard"
 
 # 1a. The USB keyboard: KP7 held at open, then KP7 up and KP8 down in one QMP command.
-rig_signal hold
-rig_wait held
-"$RIG_PROBE" watch "$kbd" 120 grab until=KEY_KP8:0 >"$RIG_SCRATCH/held.txt" 2>&1 &
-watcher=$!
-until grep -q "down=\[KEY_KP7\]" "$RIG_SCRATCH/held.txt" 2>/dev/null; do
-  kill -0 $watcher 2>/dev/null || { cat "$RIG_SCRATCH/held.txt"; rig_fail "probe ended"; }
-  sleep 0.05
+# The kernel autorepeats the held key; a guest starved by a busy host can let those
+# repeats overflow the reader's queue (SYN_DROPPED), and keys down after a drop are
+# treated as held, by design (part 3 covers drops). So an attempt in which the kernel
+# dropped events checks nothing about the grab and is made again, at most 3 times, and
+# each such attempt is named in the output.
+attempt=1
+while :; do
+  rig_signal "hold-$attempt"
+  rig_wait "held-$attempt"
+  "$RIG_PROBE" watch "$kbd" 120 grab until=KEY_KP8:0 >"$RIG_SCRATCH/held.txt" 2>&1 &
+  watcher=$!
+  until grep -q "down=\[KEY_KP7\]" "$RIG_SCRATCH/held.txt" 2>/dev/null; do
+    kill -0 $watcher 2>/dev/null || { cat "$RIG_SCRATCH/held.txt"; rig_fail "probe ended"; }
+    sleep 0.05
+  done
+  rig_signal "opened-$attempt"
+  # The probe stops at KP8's release; after a drop that release is a held key's and is
+  # not reported, so a drop followed by the grab (nothing down any more) ends it too.
+  stopped=no
+  while kill -0 $watcher 2>/dev/null; do
+    if grep -q "dropped" "$RIG_SCRATCH/held.txt" && grep -q "grab grabbed" "$RIG_SCRATCH/held.txt"; then
+      sleep 0.5
+      kill $watcher 2>/dev/null
+      stopped=yes
+      break
+    fi
+    sleep 0.1
+  done
+  wait $watcher 2>/dev/null || [ $stopped = yes ] || rig_fail "watch failed"
+  grep -v "grab notYet" "$RIG_SCRATCH/held.txt"
+  echo "grab notYet: $(grep -c 'grab notYet' "$RIG_SCRATCH/held.txt") times"
+  grep -q "dropped" "$RIG_SCRATCH/held.txt" || break
+  [ $attempt -lt 3 ] || rig_fail "the kernel dropped events in 3 attempts of the held-key check"
+  rig_log "held-key check: the kernel dropped events (SYN_DROPPED); attempt $((attempt + 1))"
+  attempt=$((attempt + 1))
 done
-rig_signal opened
-wait $watcher || rig_fail "watch failed"
-grep -v "grab notYet" "$RIG_SCRATCH/held.txt"
-echo "grab notYet: $(grep -c 'grab notYet' "$RIG_SCRATCH/held.txt") times"
+rig_signal held-done
 grep -q "grab notYet" "$RIG_SCRATCH/held.txt" || rig_fail "grabbed while KP7 was down"
 grep -q "key KEY_KP7" "$RIG_SCRATCH/held.txt" && rig_fail "held KP7 leaked an event"
 grep -q "key KEY_KP8 1" "$RIG_SCRATCH/held.txt" || rig_fail "KP8 pressed as KP7 went up was lost"

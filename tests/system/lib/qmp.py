@@ -119,6 +119,20 @@ class Rig:
             time.sleep(0.05)
         return True
 
+    def wait_any(self, names, timeout=300):
+        """Waits for the first of the guest's signals NAMES; returns it, None if QEMU
+        exited first."""
+        deadline = time.monotonic() + timeout
+        while True:
+            for name in names:
+                if os.path.exists(os.path.join(self.scratch, "guest-" + name)):
+                    return name
+            if os.path.exists(os.path.join(self.scratch, "result")):
+                return None
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"guest never signalled any of {names}")
+            time.sleep(0.05)
+
     def signal(self, name):
         open(os.path.join(self.scratch, "host-" + name), "w").close()
 
