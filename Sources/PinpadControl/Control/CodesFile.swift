@@ -1,4 +1,3 @@
-import Glibc
 import PinpadDaemon
 import PinpadSystem
 
@@ -16,19 +15,10 @@ struct CodesFile {
   let path: String
   private(set) var entries: [Entry] = []
   /// What identifies the file's content on disk: a change means "read it again".
-  private var stamp: Stamp? = nil
+  private var stamp: FileStatus? = nil
   private var unreadable = false
   /// Why the file on disk is not used (others may read or write it), nil when it is.
   private(set) var refusal: String? = nil
-
-  struct Stamp: Equatable {
-    var device: UInt64
-    var inode: UInt64
-    var size: Int64
-    var modifiedSeconds: Int
-    var modifiedNanoseconds: Int
-    var mode: UInt32
-  }
 
   init(path: String) { self.path = path }
 
@@ -80,21 +70,16 @@ struct CodesFile {
   /// the first call). Returns the problems of a fresh read, or nil when nothing changed.
   /// A file that cannot be read keeps the previous entries.
   mutating func reloadIfChanged() -> [String]? {
-    var info = stat()
-    guard stat(path, &info) == 0 else {
-      let error = Errno.current
+    let now: FileStatus
+    do { now = try FileSystem.status(path) } catch {
       stamp = nil
       if unreadable { return nil }  // said once; the previous entries stay in force
       unreadable = true
-      return ["\(path): cannot read: \(error)"]
+      return ["\(path): cannot read: \(error.errno)"]
     }
     unreadable = false
-    let now = Stamp(
-      device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
-      modifiedSeconds: info.st_mtim.tv_sec, modifiedNanoseconds: info.st_mtim.tv_nsec,
-      mode: UInt32(info.st_mode))
     guard now != stamp else { return nil }
-    if let why = CodesFile.modeProblem(UInt32(info.st_mode)) {
+    if let why = CodesFile.modeProblem(now.mode) {
       let said = refusal != nil
       refusal = "\(path): \(why); not used until fixed (chmod o-rwx \(path))"
       stamp = nil

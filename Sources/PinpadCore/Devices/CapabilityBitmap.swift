@@ -39,23 +39,17 @@ public struct CapabilityBitmap: Equatable, Sendable {
 extension DeviceCapabilities {
   /// `KEY_1`...`KEY_0` and `KEY_KP7`...`KEY_KP0`.
   public static let digitKeyCodes: [Int] = Array(2...11) + [71, 72, 73, 75, 76, 77, 79, 80, 81, 82]
-  static let absX = 0
-  static let absY = 1
-  static let absMTPositionX = 0x35
-  static let absMTPositionY = 0x36
-  static let relX = 0
-  static let relY = 1
-  static let btnLeft = 0x110
-  static let btnTouch = 0x14a
 
   /// Classifies a device from its key, absolute-axis and relative-axis bitmaps.
   public init(keys: CapabilityBitmap, abs: CapabilityBitmap, rel: CapabilityBitmap) {
-    let clicks = keys.contains(Self.btnTouch) || keys.contains(Self.btnLeft)
+    let clicks = keys.contains(Int(EvdevCode.btnTouch)) || keys.contains(Int(EvdevCode.btnLeft))
     self.init(
       hasDigitKeys: Self.digitKeyCodes.contains(where: keys.contains),
-      hasTouch: ((abs.contains(Self.absX) && abs.contains(Self.absY))
-        || (abs.contains(Self.absMTPositionX) && abs.contains(Self.absMTPositionY))) && clicks,
-      hasPointer: rel.contains(Self.relX) && rel.contains(Self.relY)
-        && keys.contains(Self.btnLeft))
+      hasTouch: ((abs.contains(Int(EvdevCode.absX)) && abs.contains(Int(EvdevCode.absY)))
+        || (abs.contains(Int(EvdevCode.absMTPositionX))
+          && abs.contains(Int(EvdevCode.absMTPositionY))))
+        && clicks,
+      hasPointer: rel.contains(Int(EvdevCode.relX)) && rel.contains(Int(EvdevCode.relY))
+        && keys.contains(Int(EvdevCode.btnLeft)))
   }
 }

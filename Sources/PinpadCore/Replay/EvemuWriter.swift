@@ -25,16 +25,17 @@ public enum EvemuWriter {
       times.append((times.last ?? 0) + microseconds(key.gapSeconds))
     }
     text +=
-      line(0, type: 0, code: 0, value: 0) + "\t# ------------ SYN_REPORT (0) ---------- +0ms\n"
+      line(0, type: EvdevCode.evSyn, code: EvdevCode.synReport, value: 0)
+      + "\t# ------------ SYN_REPORT (0) ---------- +0ms\n"
     var lastSyn: Int64 = 0
     for (index, (key, _)) in keys.enumerated() {
       let down = pressTimes[index]
       var hold: Int64 = 50_000
       if index + 1 < keys.count { hold = min(hold, (pressTimes[index + 1] - down) / 2) }
       for (time, value) in [(down, Int32(1)), (down + hold, 0)] {
-        text += line(time, type: 1, code: key.rawValue, value: value)
+        text += line(time, type: EvdevCode.evKey, code: key.rawValue, value: value)
         text += "\t# EV_KEY / \(pad(key.name, 20)) \(value)\n"
-        text += line(time, type: 0, code: 0, value: 0)
+        text += line(time, type: EvdevCode.evSyn, code: EvdevCode.synReport, value: 0)
         text += "\t# ------------ SYN_REPORT (0) ---------- +\((time - lastSyn) / 1000)ms\n"
         lastSyn = time
       }

@@ -58,24 +58,6 @@ public struct PointerTracker: Equatable, Sendable {
     }
   }
 
-  // evdev codes (linux/input-event-codes.h), so this stays free of Glibc.
-  static let evSyn: UInt16 = 0
-  static let evKey: UInt16 = 1
-  static let evRel: UInt16 = 2
-  static let evAbs: UInt16 = 3
-  static let synReport: UInt16 = 0
-  static let synDropped: UInt16 = 3
-  static let absX: UInt16 = 0x00
-  static let absY: UInt16 = 0x01
-  static let absMTSlot: UInt16 = 0x2f
-  static let absMTPositionX: UInt16 = 0x35
-  static let absMTPositionY: UInt16 = 0x36
-  static let absMTTrackingID: UInt16 = 0x39
-  static let relX: UInt16 = 0x00
-  static let relY: UInt16 = 0x01
-  static let btnLeft: UInt16 = 0x110
-  static let btnTouch: UInt16 = 0x14a
-
   public let axes: Axes
   public let width: Int
   public let height: Int
@@ -103,25 +85,25 @@ public struct PointerTracker: Equatable, Sendable {
   /// One evdev event; an action when it ends a report that changed something.
   public mutating func handle(type: UInt16, code: UInt16, value: Int32) -> PointerAction? {
     switch (type, axes) {
-    case (Self.evAbs, .absolute(let rx, let ry)):
-      if code == Self.absX { pendingX = rx.pixel(value, pixels: width) }
-      if code == Self.absY { pendingY = ry.pixel(value, pixels: height) }
-    case (Self.evAbs, .multitouch(let rx, let ry)):
+    case (EvdevCode.evAbs, .absolute(let rx, let ry)):
+      if code == EvdevCode.absX { pendingX = rx.pixel(value, pixels: width) }
+      if code == EvdevCode.absY { pendingY = ry.pixel(value, pixels: height) }
+    case (EvdevCode.evAbs, .multitouch(let rx, let ry)):
       switch code {
-      case Self.absMTSlot: slot = value
-      case Self.absMTPositionX where slot == 0: pendingX = rx.pixel(value, pixels: width)
-      case Self.absMTPositionY where slot == 0: pendingY = ry.pixel(value, pixels: height)
-      case Self.absMTTrackingID where slot == 0: pendingDown = value >= 0
+      case EvdevCode.absMTSlot: slot = value
+      case EvdevCode.absMTPositionX where slot == 0: pendingX = rx.pixel(value, pixels: width)
+      case EvdevCode.absMTPositionY where slot == 0: pendingY = ry.pixel(value, pixels: height)
+      case EvdevCode.absMTTrackingID where slot == 0: pendingDown = value >= 0
       default: break
       }
-    case (Self.evRel, .relative):
-      if code == Self.relX { pendingX = min(max(pendingX + Int(value), 0), width - 1) }
-      if code == Self.relY { pendingY = min(max(pendingY + Int(value), 0), height - 1) }
-    case (Self.evKey, _):
-      if code == Self.btnTouch || code == Self.btnLeft { pendingDown = value != 0 }
-    case (Self.evSyn, _) where code == Self.synReport:
+    case (EvdevCode.evRel, .relative):
+      if code == EvdevCode.relX { pendingX = min(max(pendingX + Int(value), 0), width - 1) }
+      if code == EvdevCode.relY { pendingY = min(max(pendingY + Int(value), 0), height - 1) }
+    case (EvdevCode.evKey, _):
+      if code == EvdevCode.btnTouch || code == EvdevCode.btnLeft { pendingDown = value != 0 }
+    case (EvdevCode.evSyn, _) where code == EvdevCode.synReport:
       return report()
-    case (Self.evSyn, _) where code == Self.synDropped:
+    case (EvdevCode.evSyn, _) where code == EvdevCode.synDropped:
       // Lost events: forget the half-built report; a press in progress is let go
       // without an action (the release after it would be a guess).
       pendingX = x

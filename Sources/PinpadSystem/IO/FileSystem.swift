@@ -172,6 +172,17 @@ extension FileSystem {
     return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
   }
 
+  /// stat(2) of `path` (following links): what a reader needs to notice that a file
+  /// changed, and its permission bits.
+  public static func status(_ path: String) throws(SystemError) -> FileStatus {
+    var info = stat()
+    guard stat(path, &info) == 0 else { throw SystemError("stat", path: path, .current) }
+    return FileStatus(
+      identity: FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)),
+      size: Int64(info.st_size), modified: (info.st_mtim.tv_sec, info.st_mtim.tv_nsec),
+      mode: UInt32(info.st_mode))
+  }
+
   /// Removes `path` only when it is still the file `identity` names: a socket path
   /// taken over by another daemon, or replaced by a regular file, is left alone.
   @discardableResult
@@ -195,6 +206,20 @@ extension FileSystem {
 }
 
 /// Which file a path named when it was looked at (st_dev, st_ino).
+/// What `FileSystem.status` reports of a file.
+public struct FileStatus: Equatable, Sendable {
+  public var identity: FileIdentity
+  public var size: Int64
+  /// Modification time: seconds and nanoseconds.
+  public var modified: (seconds: Int, nanoseconds: Int)
+  /// st_mode: type and permission bits.
+  public var mode: UInt32
+
+  public static func == (a: FileStatus, b: FileStatus) -> Bool {
+    a.identity == b.identity && a.size == b.size && a.modified == b.modified && a.mode == b.mode
+  }
+}
+
 public struct FileIdentity: Equatable, Sendable {
   public var device: UInt64
   public var inode: UInt64

@@ -17,8 +17,8 @@ public struct InputEvent: Equatable, Hashable, Sendable {
     self.value = value
   }
 
-  public static let synType: UInt16 = 0
-  public static let keyType: UInt16 = 1
+  public static let synType = EvdevCode.evSyn
+  public static let keyType = EvdevCode.evKey
   public static let relType: UInt16 = 2
   public static let absType: UInt16 = 3
 
