@@ -6,17 +6,7 @@ import Testing
 @Suite struct TerminalInputEndToEndTests {
   /// pinpadd with stdin and stdout on the follower side of `terminal`.
   static func start(_ terminal: PseudoTerminal, dir: TempDir) throws -> Process {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: E2E.pinpadd)
-    process.arguments = [
-      "--config", dir.write("pinpadd.conf", ""), "--input", "terminal", "--display", "console",
-      "--socket", dir.file("pinpadd.sock"), "--state-dir", dir.file("state"),
-    ]
-    process.standardInput = terminal.follower
-    process.standardOutput = terminal.follower
-    process.standardError = FileHandle(forWritingAtPath: dir.write("daemon.log", ""))
-    try process.run()
-    terminal.closeFollower()
+    let process = try FirstRunEndToEndTests.startOnTerminal(terminal, dir: dir)
     // The socket is bound before the inputs are opened: wait for the "ready" line.
     _ = E2E.waitUntil(timeout: 10) { dir.read("daemon.log").contains(" ready") }
     return process
