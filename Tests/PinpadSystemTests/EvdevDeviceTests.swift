@@ -10,7 +10,7 @@ private final class FakeKernel {
   let source: RecordPipeSource
   private(set) var writeEnd: Int32
 
-  init(keysDown: [KeyCode] = []) {
+  init(keysDown: [KeyCode] = [], staleDropsBefore: Instant? = nil) {
     var fds: [Int32] = [0, 0]
     precondition(pipe(&fds) == 0)
     for fd in fds { _ = fcntl(fd, F_SETFL, O_NONBLOCK) }
@@ -20,7 +20,8 @@ private final class FakeKernel {
       bustype: 3, phys: "usb-test-1/input0")
     let keys = (0...9).map { KeyCode.keypad(UInt8($0)) } + [.kpEnter, .backspace]
     source = RecordPipeSource(fd: fds[0], identity: identity, keys: keys, keysDown: keysDown)
-    device = EvdevDevice(path: identity.devnode, source: source, udev: identity)
+    device = EvdevDevice(
+      path: identity.devnode, source: source, udev: identity, staleDropsBefore: staleDropsBefore)
   }
 
   deinit {
@@ -119,6 +120,20 @@ private final class FakeKernel {
     let second = kernel.device.readEvents()
     #expect(!second.dropped)
     #expect(kernel.keys(second) == ["KEY_KP6=1", "KEY_KP6=0"])
+  }
+
+  @Test func theClockSwitchsDropIsNotReportedButALaterOneIs() {
+    // The kernel stamps the SYN_DROPPED of EVIOCSCLOCKID no later than the switch.
+    let kernel = FakeKernel(staleDropsBefore: Instant(nanoseconds: 5_000_000_000))
+    kernel.send(0, 3, 0, at: 4_990)  // SYN_DROPPED from the switch
+    kernel.key(.keypad(1), 1, at: 5_100)
+    kernel.key(.keypad(1), 0, at: 5_120)
+    let first = kernel.device.readEvents()
+    #expect(!first.dropped)
+    #expect(first.droppedIndex == nil)
+    kernel.send(0, 3, 0, at: 6_000)  // a real overflow, after the snapshot
+    kernel.key(.keypad(2), 1, at: 6_010)
+    #expect(kernel.device.readEvents().dropped)
   }
 
   @Test func aKeyDownAcrossADropIsNotAPressAfterTheResync() {

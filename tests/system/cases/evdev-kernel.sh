@@ -6,7 +6,13 @@
 #  2. events already queued when the grab is tried are read, not lost: the grab never
 #     asks the kernel for its key state (EVIOCGKEY discards the reader's queued keys);
 #  3. a kernel queue overflow (SYN_DROPPED) is reported as dropped, libevdev resyncs,
-#     and keys typed afterwards are read normally.
+#     and keys typed afterwards are read normally;
+#  4. events queued between open(2) and the clock switch at the start of EvdevDevice
+#     are not read, and the SYN_DROPPED the kernel queues when the switch flushes them
+#     is not reported as a drop (it predates the state snapshot). It becomes readable
+#     only with the next report, and libevdev's resync then drops that report's key
+#     (KP4 below): a known limit, for a key pressed while the device is being opened.
+#     Keys after it are read.
 # Every wait ends on an event (until=KEY:VALUE), with a generous deadline only against a
 # hang, so a slow or a fast guest gives the same result. Host side: evdev-kernel.host.py.
 . "$RIG_LIB/guest.sh"
@@ -86,6 +92,27 @@ for k in "KP1 1" "KP1 0" "KP2 1" "KP2 0"; do
   grep -q "key KEY_$k" "$RIG_SCRATCH/queued.txt" || rig_fail "queued KEY_$k lost to the grab"
 done
 grep -q "grab grabbed" "$RIG_SCRATCH/queued.txt" || rig_fail "never grabbed after reading the queue"
+kill $keypad 2>/dev/null
+
+# 4. Keys typed between open(2) and the clock switch (late=: EvdevDevice only after them).
+late=$RIG_SCRATCH/late-ready
+python3 "$RIG_LIB/uinput.py" keypad "Pinpad Late Keypad" 120 "$late" \
+  "wait=$RIG_SCRATCH/late-raw KP3 touch=$RIG_SCRATCH/late-typed wait=$RIG_SCRATCH/late-open KP4 KP5" &
+keypad=$!
+rig_wait_for_node "$late" 30
+node=$(rig_node_of "Pinpad Late Keypad") || rig_fail "no late uinput keypad"
+"$RIG_PROBE" watch "$node" 120 late="$RIG_SCRATCH/late-typed" until=KEY_KP5:0 \
+  >"$RIG_SCRATCH/late.txt" 2>&1 &
+watcher=$!
+until grep -q "raw-opened" "$RIG_SCRATCH/late.txt" 2>/dev/null; do sleep 0.05; done
+: >"$RIG_SCRATCH/late-raw"
+until grep -q "opened " "$RIG_SCRATCH/late.txt" 2>/dev/null; do sleep 0.05; done
+: >"$RIG_SCRATCH/late-open"
+wait $watcher || rig_fail "watch failed"
+cat "$RIG_SCRATCH/late.txt"
+grep -q "dropped" "$RIG_SCRATCH/late.txt" && rig_fail "the clock switch's SYN_DROPPED reported as a drop"
+grep -q "key KEY_KP3" "$RIG_SCRATCH/late.txt" && rig_fail "a key from before the snapshot was read"
+grep -q "key KEY_KP5 1" "$RIG_SCRATCH/late.txt" || rig_fail "KP5 after the open was lost"
 kill $keypad 2>/dev/null
 
 # 3. A queue overflow on the USB keyboard.

@@ -7,12 +7,14 @@
 //   evdev-probe enumerate                 UdevMonitor.enumerate() with udev properties
 //   evdev-probe read PATH COUNT [grab]    print COUNT key events (never digits' meaning:
 //                                         test keyboards only), optionally grabbed
-//   evdev-probe watch PATH SECONDS [grab] [after=FILE] [until=KEY:VALUE]
+//   evdev-probe watch PATH SECONDS [grab] [after=FILE] [late=FILE] [until=KEY:VALUE]
 //                                         print key events, drops and grab outcomes
 //                                         for at most SECONDS; with after=FILE, neither
 //                                         read nor grab until FILE exists (lets the
-//                                         kernel queue fill); with until=, stop after
-//                                         that key event (e.g. until=KEY_KP8:0)
+//                                         kernel queue fill); with late=FILE, open(2)
+//                                         at once but make the EvdevDevice only once
+//                                         FILE exists; with until=, stop after that key
+//                                         event (e.g. until=KEY_KP8:0)
 //   evdev-probe monitor SECONDS [COUNT]   UdevMonitor changes for up to SECONDS
 //                                         (stops after COUNT changes)
 // Every line starts with the CLOCK_MONOTONIC time in seconds.
@@ -130,8 +132,19 @@ case "read" where args.count >= 4:
   device.close()
   say("closed")
 case "watch" where args.count >= 4:
-  let device = try EvdevDevice(path: args[2])
   let options = args.dropFirst(4)
+  let device: EvdevDevice
+  if let late = options.first(where: { $0.hasPrefix("late=") }).map({ String($0.dropFirst(5)) }) {
+    // open(2) now, EvdevDevice (clock switch, state snapshot) once FILE exists: events
+    // queued in between predate the snapshot.
+    let fd = open(args[2], O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+    guard fd >= 0 else { fatalError("open \(args[2]): errno \(errno)") }
+    say("raw-opened")
+    while access(late, F_OK) != 0 { usleep(20_000) }
+    device = try EvdevDevice(adopting: fd, path: args[2])
+  } else {
+    device = try EvdevDevice(path: args[2])
+  }
   let wantGrab = options.contains("grab")
   let after = options.first { $0.hasPrefix("after=") }.map { String($0.dropFirst(6)) }
   let until = options.first { $0.hasPrefix("until=") }.map { String($0.dropFirst(6)) }
