@@ -314,7 +314,12 @@ public struct Session {
       case .submit(let digits):
         // The card read for this PIN (card+pin) or alone (an empty code).
         let card = cards[keypad]?.takeHeld()
-        guard !digits.isEmpty || card != nil else { continue }
+        guard !digits.isEmpty || card != nil else {
+          // Nothing to check (cannot happen: a card is held before it is submitted);
+          // the keypad must not wait for a verdict that cannot come.
+          feed(.verdict(.undelivered), keypad: keypad, at: at, now: now, &out)
+          continue
+        }
         let id = attempts.add(
           keypad: keypad, digits: digits, card: card,
           deadline: now + config.socket.deliveryTimeout)
