@@ -322,6 +322,19 @@ private func keypad(_ device: DeviceIdentity, _ sections: [KeypadConfig]) -> Str
     #expect(assignment?.grab == true)
   }
 
+  @Test("the section's Grab= applies to its card reader")
+  func readerGrab() {
+    var door = Self.door(reader: "QEMU*")
+    door.grab = false
+    let assignment = KeypadMatcher(keypads: [door]).keypad(
+      for: qemuKeyboard, capabilities: digits)
+    #expect(assignment?.isCardReader == true)
+    #expect(assignment?.grab == false)
+    #expect(
+      KeypadMatcher(keypads: [door]).keypad(for: qemuKeyboard, capabilities: noDigits) == nil,
+      "a device without digit keys is no card reader")
+  }
+
   @Test("the keypad itself is still matched by Match= beside its reader")
   func keypadBesideReader() {
     let sections = [Self.door(reader: "name:Reader", match: "QEMU*")]

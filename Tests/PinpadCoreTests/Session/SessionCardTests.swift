@@ -270,6 +270,15 @@ import Testing
     #expect(plain.lastFrame == s.lastFrame)
   }
 
+  @Test("a denied verdict with duress still raises the alarm (never dropped)")
+  func duressDenied() {
+    var s = Self.script(.off)
+    s.run("clients=1 1 2 3 4 ENTER")
+    let trace = s.send(
+      .verdict(id: "ab-1", granted: false, message: nil, duress: true, client: 1))
+    #expect(trace.hasPrefix("verdict(ab-1,denied) alarm(duress,door,ab-1)"))
+  }
+
   @Test("a duress verdict for an unknown id raises no alarm")
   func duressUnknown() {
     var s = Self.script(.off)
