@@ -9,12 +9,15 @@ import Testing
   static let readerName = "ACME HID card reader"
 
   /// A daemon with keypad `door` in `mode`: the keypad types `pin` after `pinDelay`, the
-  /// reader types `card` and Enter after 0.3 s, 10 ms a key as a reader does.
-  static func daemon(mode: String, pin: String, pinDelay: Double = 0.9) throws -> RunningDaemon {
+  /// reader types `card` and Enter after `cardDelay`, 10 ms a key as a reader does. The
+  /// two inputs have their own timers: the delays keep them apart on a loaded machine.
+  static func daemon(
+    mode: String, pin: String, pinDelay: Double = 1.5, cardDelay: Double = 0.3
+  ) throws -> RunningDaemon {
     let dir = TempDir()
     let reader = dir.write(
       "reader.txt",
-      E2E.recording(card + "\n", firstGap: 0.3, gap: 0.01, keypad: true, name: readerName))
+      E2E.recording(card + "\n", firstGap: cardDelay, gap: 0.01, keypad: true, name: readerName))
     return try RunningDaemon(
       config: """
         [Keypad door]
@@ -53,10 +56,11 @@ import Testing
 
   @Test("card+pin: the PIN typed before any card changes nothing; no code goes out")
   func pinBeforeCard() throws {
-    let daemon = try Self.daemon(mode: "card+pin", pin: "5678\n", pinDelay: 0.01)
+    let daemon = try Self.daemon(mode: "card+pin", pin: "5678\n", pinDelay: 0.01, cardDelay: 1.5)
     let client = try daemon.connect()
     // The PIN came first (refused), then the card, which now waits for a PIN.
-    #expect(try client.waitFor("code", timeout: 1.5) == nil)
+    #expect(E2E.waitUntil(timeout: 5) { daemon.log.contains("card read") })
+    #expect(try client.waitFor("code", timeout: 0.5) == nil)
     #expect(daemon.stop() == 0)
     #expect(daemon.log.contains("card read, waiting for the PIN"))
   }
