@@ -100,8 +100,8 @@ public final class Daemon {
     case .broadcast(let line): server?.broadcast(line)
     case .reply(let serial, let line):
       if let client = server?.client(serial: serial) { server?.send(line, to: client) }
-    case .sendCode(let id, let keypad, let digits):
-      let sent = sendCode(id: id, keypad: keypad, digits: digits)
+    case .sendCode(let id, let keypad, let digits, let card):
+      let sent = sendCode(id: id, keypad: keypad, digits: digits, card: card)
       send(.codeSent(id: id, clients: sent, connected: server?.count ?? 0))
     case .dropUnreadCode(let id): server?.dropUnreadSecrets(of: id)
     case .show(let model): display.show(model)
@@ -125,16 +125,19 @@ public final class Daemon {
   }
 
   /// Writes one `code` line to every client; returns how many took it.
-  private func sendCode(id: String, keypad: String, digits: SecretDigits) -> Int {
+  private func sendCode(id: String, keypad: String, digits: SecretDigits, card: SecretDigits?)
+    -> Int
+  {
     guard let server, server.count > 0 else { return 0 }
     let at = Clock.iso8601(wallNanoseconds: Clock.wallNanoseconds())
     // Room for the longest line (every character of a name escaped as \uXXXX), so the
     // buffer never reallocates and leaves a copy of the digits behind.
-    let room = 128 + 6 * (id.utf8.count + keypad.utf8.count + at.utf8.count)
+    let room = 192 + 6 * (id.utf8.count + keypad.utf8.count + at.utf8.count)
     var line = [UInt8](repeating: 0, count: room)
     line.withUnsafeMutableBytes { SecretDigits.lockPages?($0.baseAddress!, $0.count) }
     line.removeAll(keepingCapacity: true)
-    DaemonMessage.appendCode(id: id, keypad: keypad, digits: digits, at: at, to: &line)
+    DaemonMessage.appendCode(
+      id: id, keypad: keypad, digits: digits, card: card, at: at, to: &line)
     return server.broadcastSecret(&line, id: id)
   }
 
@@ -177,6 +180,9 @@ public final class Daemon {
     case .dropped(let time): send(.dropped(keypad: keypad, stamp: time))
     case .key(let code, let value, let time):
       send(.key(keypad: keypad, code, value: value, stamp: time))
+    case .cardKey(let code, let value, let time):
+      send(.cardKey(keypad: keypad, code, value: value, stamp: time))
+    case .cardDropped: send(.cardDropped(keypad: keypad))
     case .pointer(let action, let time):
       let point: (x: Int, y: Int)
       switch action {
@@ -196,8 +202,10 @@ public final class Daemon {
         inputs: inputs.map(\.name), clients: server?.count ?? 0,
         queuedBytes: server?.totalQueued ?? 0)
       send(.status(client: client.serial, shell))
-    case .verdict(let id, let granted, let message):
-      send(.verdict(id: id, granted: granted, message: message, client: client.serial))
+    case .verdict(let id, let granted, let message, let duress):
+      send(
+        .verdict(
+          id: id, granted: granted, message: message, duress: duress, client: client.serial))
     }
   }
 

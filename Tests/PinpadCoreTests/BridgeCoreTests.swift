@@ -116,14 +116,36 @@ private func published(_ actions: [BridgeCore.Action]) -> [(String, String, Bool
     #expect(
       try BridgeCore.verdictLine(payload: Array(#"{"result":"denied","id":"b-2"}"#.utf8)).get()
         == #"{"type":"verdict","id":"b-2","result":"denied"}"#)
+    #expect(
+      try BridgeCore.verdictLine(
+        payload: Array(#"{"id":"d","result":"granted","duress":true}"#.utf8)
+      )
+      .get() == #"{"type":"verdict","id":"d","result":"granted","duress":true}"#)
+    #expect(
+      try BridgeCore.verdictLine(
+        payload: Array(#"{"id":"d","result":"granted","duress":false}"#.utf8)
+      )
+      .get() == #"{"type":"verdict","id":"d","result":"granted"}"#)
     for bad in [
       "", "[]", #"{"id":"x"}"#, #"{"id":"","result":"granted"}"#, #"{"id":"x","result":"maybe"}"#,
       #"{"id":"x","result":"denied","message":3}"#,
+      #"{"id":"x","result":"granted","duress":"yes"}"#,
     ] {
       #expect(throws: RequestError.self) {
         try BridgeCore.verdictLine(payload: Array(bad.utf8)).get()
       }
     }
+  }
+
+  @Test("an alarm goes to TOPIC/KEYPAD/event, not retained, as the daemon wrote it")
+  func alarm() {
+    var bridge = core(keypads: ["door"])
+    _ = bridge.daemonConnected()
+    let line = DaemonMessage.alarm(reason: "duress", keypad: "door", id: "ab-1")
+    let text = String(line.dropLast())
+    let actions = bridge.daemonLine(text, now: .zero)
+    #expect(
+      actions.contains(.publish(topic: "pinpadd/door1/door/event", payload: text, retain: false)))
   }
 
   @Test(

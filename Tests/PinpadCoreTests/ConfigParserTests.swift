@@ -60,6 +60,9 @@ private let everyKey = """
 
   [Keypad back]
   Match=/dev/input/by-id/usb-SEM_HCT-event-kbd
+  CardReader=usb:ffff:0035 phys:usb-*-2/input0
+  CardMode=card+pin
+  PinAfterCardSec=7.5
 
   [Display]
   Output=fb
@@ -103,6 +106,9 @@ private func everyKeyConfiguration() -> Configuration {
   front.grab = false
   var back = KeypadConfig(name: "back")
   back.match = ["/dev/input/by-id/usb-SEM_HCT-event-kbd"]
+  back.cardReader = ["usb:ffff:0035", "phys:usb-*-2/input0"]
+  back.cardMode = .cardPin
+  back.pinAfterCard = .milliseconds(7500)
   config.keypads = [front, back]
   config.display.output = .fb
   config.display.device = "/dev/fb1"
@@ -627,4 +633,83 @@ func invalidConfigurationsNameTheirLine(_ bad: BadConfig) {
     #expect(try parse(config.render()) == config)
     #expect(config.render() == (try parse(config.render()).render()))
   }
+}
+
+// MARK: - Card readers (SPEC §9.1)
+
+@Test func theCardReaderListingOfSPEC9Parses() throws {
+  let config = try parse(
+    """
+    [Keypad door]
+    Match=name:Keypad
+    CardReader=              # Match= tokens (as in Match=) for this keypad's card reader(s)
+    CardMode=off             # off | card | card+pin | card-or-pin
+    PinAfterCardSec=10       # card+pin: the PIN must follow the card within this long
+    """)
+  #expect(config.keypads[0].cardMode == .off)
+  #expect(config.keypads[0].cardReader.isEmpty)
+  #expect(config.keypads[0].pinAfterCard == .seconds(10))
+}
+
+@Test func everyCardModeIsReadAndRendered() throws {
+  for mode in CardMode.allCases where mode != .off {
+    let config = try parse(
+      "[Keypad d]\nCardReader=name:Reader\nCardMode=\(mode.rawValue)\nPinAfterCardSec=0.25")
+    #expect(config.keypads[0].cardMode == mode)
+    #expect(config.keypads[0].pinAfterCard == .milliseconds(250))
+    let text = config.render()
+    #expect(
+      text.contains(
+        "CardReader=name:Reader\nCardMode=\(mode.rawValue)\nPinAfterCardSec=0.25\n"))
+    #expect(try parse(text) == config)
+  }
+}
+
+@Test(arguments: [
+  BadConfig(
+    "[Keypad d]\nMatch=x\nCardMode=card+pin", 3,
+    "[Keypad d] CardMode=card+pin needs CardReader= (the reader's Match= tokens)"),
+  BadConfig(
+    "[Keypad d]\nCardReader=name:Reader\nGrab=no", 2,
+    "[Keypad d] has CardReader= but CardMode=off: set CardMode=card, card+pin or card-or-pin, or remove CardReader="
+  ),
+  BadConfig(
+    "[Keypad d]\nCardMode=card\nCardReader=Reader\nCardReader=", 4,
+    "CardReader= is already set in [Keypad d] at line 3"),
+  BadConfig(
+    "[Keypad d]\nCardMode=cardpin", 2,
+    "CardMode=cardpin is not one of off, card, card+pin or card-or-pin"),
+  BadConfig(
+    "[Keypad d]\nCardReader=usb:12", 2,
+    "CardReader= token usb:12 is not usb:VVVV:PPPP (four hex digits each)"),
+  BadConfig("[Keypad d]\nPinAfterCardSec=0", 2, "PinAfterCardSec=0 must be more than 0"),
+  BadConfig("[Keypad d]\nPinAfterCardSec=-1", 2, "PinAfterCardSec=-1 must not be negative"),
+  BadConfig(
+    "[Keypad d]\nPinAfterCardSec=300.5", 2,
+    "PinAfterCardSec=300.5 is too long (at most 300 seconds)"),
+  BadConfig(
+    "[Keypad d]\ncardmode=card", 2, "unknown key cardmode in [Keypad d] (did you mean CardMode?)"),
+])
+func badCardKeys(_ bad: BadConfig) {
+  let e = error(bad.text)
+  #expect(e?.path == "pinpadd.conf")
+  #expect(e?.line == bad.line)
+  #expect(e?.message == bad.message)
+}
+
+@Test func aCardModeInADropInBlamesItsOwnFileAndLine() {
+  let e = error([
+    ("pinpadd.conf", "[Keypad d]\nMatch=x\n"),
+    ("pinpadd.conf.d/card.conf", "[Keypad d]\n\nCardMode=card"),
+  ])
+  #expect(e?.path == "pinpadd.conf.d/card.conf")
+  #expect(e?.line == 3)
+}
+
+@Test func aDropInMayTurnCardsOffWithBothKeys() throws {
+  let config = try parse([
+    ("pinpadd.conf", "[Keypad d]\nCardReader=Reader\nCardMode=card"),
+    ("pinpadd.conf.d/off.conf", "[Keypad d]\nCardReader=\nCardMode=off"),
+  ])
+  #expect(config.keypads[0].cardMode == .off)
 }

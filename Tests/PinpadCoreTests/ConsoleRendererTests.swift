@@ -164,6 +164,35 @@ struct ConsoleRendererTests {
     #expect(lines(frame).last == "Key not allowed")
   }
 
+  @Test("card+pin: the presenter's frame asks for the PIN after a card, then the digits")
+  func cardReadPrompt() {
+    let presenter = ScreenPresenter()
+    var machine = EntryMachine(rules: EntryConfig(), lockout: LockoutConfig())
+    let at = Instant(nanoseconds: 0)
+    _ = machine.handle(.key(KeyCode(2), value: 1), now: at)  // KEY_1
+    _ = machine.handle(.tick, now: at + .seconds(1))
+    let frame = ConsoleRenderer.frame(
+      presenter.model(
+        machine: machine, rules: EntryConfig(), display: DisplayConfig(), now: at + .seconds(1),
+        awaitingPin: true))
+    #expect(lines(frame).first == "Card read - enter PIN")
+    #expect(lines(frame).contains("[*] [_] [ ] [ ]   (hidden)"))
+    let before = ConsoleRenderer.frame(
+      presenter.model(machine: nil, rules: EntryConfig(), display: DisplayConfig(), now: at))
+    #expect(lines(before).first == "Enter PIN")
+  }
+
+  @Test("the present-card feedback is a notice under the boxes")
+  func presentCardNotice() {
+    var presenter = ScreenPresenter()
+    let at = Instant(nanoseconds: 0)
+    presenter.showFeedback(.presentCard, now: at)
+    let frame = ConsoleRenderer.frame(
+      presenter.model(machine: nil, rules: EntryConfig(), display: DisplayConfig(), now: at))
+    #expect(lines(frame).last == "Present card first")
+    #expect(lines(frame).contains("[_] [ ] [ ] [ ]   (hidden)"))
+  }
+
   // MARK: - Phases
 
   @Test(

@@ -290,3 +290,65 @@ private func keypad(_ device: DeviceIdentity, _ sections: [KeypadConfig]) -> Str
     #expect(CapabilityBitmap(sysfs: "") == CapabilityBitmap(bits: []))
   }
 }
+
+@Suite struct CardReaderMatchingTests {
+  static func door(reader: String, match: String = "") -> KeypadConfig {
+    var config = section("door", match)
+    config.cardReader = reader.split(separator: " ").map(String.init)
+    config.cardMode = .cardPin
+    return config
+  }
+
+  @Test("a device matching CardReader= is that keypad's reader, never a keypad")
+  func readerNeverAKeypad() {
+    let sections = [section("other", "QEMU*"), Self.door(reader: "usb:0627:0001")]
+    let assignment = KeypadMatcher(keypads: sections).keypad(
+      for: qemuKeyboard, capabilities: digits)
+    #expect(assignment?.name == "door")
+    #expect(assignment?.isCardReader == true)
+    // Not a reader by another section's Match= or a catch-all either.
+    let catchAll = [section("all", ""), Self.door(reader: "phys:usb-*-1/input0")]
+    #expect(
+      KeypadMatcher(keypads: catchAll).keypad(for: qemuKeyboard, capabilities: digits)?
+        .isCardReader == true)
+  }
+
+  @Test("a virtual device (uinput) named by CardReader= is taken, like one named by Match=")
+  func virtualReader() {
+    let sections = [Self.door(reader: "name:evemu?keypad", match: "nothing")]
+    let assignment = KeypadMatcher(keypads: sections).keypad(
+      for: uinputKeypad, capabilities: digits)
+    #expect(assignment?.isCardReader == true)
+    #expect(assignment?.grab == true)
+  }
+
+  @Test("the section's Grab= applies to its card reader")
+  func readerGrab() {
+    var door = Self.door(reader: "QEMU*")
+    door.grab = false
+    let assignment = KeypadMatcher(keypads: [door]).keypad(
+      for: qemuKeyboard, capabilities: digits)
+    #expect(assignment?.isCardReader == true)
+    #expect(assignment?.grab == false)
+    #expect(
+      KeypadMatcher(keypads: [door]).keypad(for: qemuKeyboard, capabilities: noDigits) == nil,
+      "a device without digit keys is no card reader")
+  }
+
+  @Test("the keypad itself is still matched by Match= beside its reader")
+  func keypadBesideReader() {
+    let sections = [Self.door(reader: "name:Reader", match: "QEMU*")]
+    let assignment = KeypadMatcher(keypads: sections).keypad(
+      for: qemuKeyboard, capabilities: digits)
+    #expect(assignment?.name == "door")
+    #expect(assignment?.isCardReader == false)
+  }
+
+  @Test("--list-devices says when a device is a keypad's card reader")
+  func listing() {
+    let matcher = KeypadMatcher(keypads: [Self.door(reader: "QEMU*")])
+    let line = DeviceListing(device: qemuKeyboard, capabilities: digits, matcher: matcher).line
+    #expect(line.split(separator: "\t").last == "door (card reader)")
+    #expect(line.split(separator: "\t", omittingEmptySubsequences: false).count == 6)
+  }
+}

@@ -289,3 +289,24 @@ func malformedLinesAreErrorsWithTheirLineNumber(_ bad: BadRecording) {
   let events = try EvemuRecording.parse(EvemuWriter.keyPresses([]), path: "empty.evemu")
   #expect(events == [RecordedEvent(time: .zero, type: 0, code: 0, value: 0)])
 }
+
+@Suite struct EvemuRecordedDeviceTests {
+  @Test("the recorded device's N: and I: lines name it, so CardReader= tokens can match it")
+  func recordedDevice() {
+    let text = EvemuWriter.keyPresses([(KeyCode(2), gapSeconds: 0.1)], name: "ACME Card Reader")
+    let device = EvemuRecording.device(text, path: "/tmp/reader.txt")
+    #expect(device.name == "ACME Card Reader")
+    #expect(device.vendor == 0x1234 && device.product == 0x5678 && device.bustype == 3)
+    var door = KeypadConfig(name: "door")
+    door.cardMode = .card
+    for token in ["usb:1234:5678", "name:ACME*", "*Card?Reader"] {
+      door.cardReader = [token]
+      let assignment = KeypadMatcher(keypads: [door]).keypad(
+        for: device, capabilities: DeviceCapabilities(hasDigitKeys: true))
+      #expect(assignment?.isCardReader == true, "\(token)")
+    }
+    // A recording without a description is no one's card reader.
+    let bare = EvemuRecording.device("E: 0.000000 0001 0002 0001\n", path: "x")
+    #expect(bare.name.isEmpty && bare.vendor == 0)
+  }
+}

@@ -84,6 +84,16 @@ struct ProtocolMessageTests {
         request: .verdict(id: "i", granted: false, message: "Door \"B\" é")),
       ValidRequestCase(
         name: "a trailing carriage return", line: "{\"type\":\"status\"}\r", request: .status),
+      ValidRequestCase(
+        name: "duress", line: #"{"type":"verdict","id":"d","result":"granted","duress":true}"#,
+        request: .verdict(id: "d", granted: true, message: nil, duress: true)),
+      ValidRequestCase(
+        name: "duress false or null",
+        line: #"{"type":"verdict","id":"d","result":"granted","duress":false}"#,
+        request: .verdict(id: "d", granted: true, message: nil, duress: false)),
+      ValidRequestCase(
+        name: "duress null", line: #"{"type":"verdict","id":"d","result":"denied","duress":null}"#,
+        request: .verdict(id: "d", granted: false, message: nil)),
     ])
   func validRequests(_ row: ValidRequestCase) {
     #expect(request(row.line) == .success(row.request))
@@ -125,6 +135,14 @@ struct ProtocolMessageTests {
         name: "a verdict with result in capitals",
         line: #"{"type":"verdict","id":"x","result":"GRANTED"}"#,
         reason: "verdict \"result\" must be granted or denied"),
+      InvalidRequestCase(
+        name: "a string duress",
+        line: #"{"type":"verdict","id":"x","result":"granted","duress":"yes"}"#,
+        reason: "verdict \"duress\" must be true or false"),
+      InvalidRequestCase(
+        name: "a numeric duress",
+        line: #"{"type":"verdict","id":"x","result":"granted","duress":1}"#,
+        reason: "verdict \"duress\" must be true or false"),
       InvalidRequestCase(
         name: "a numeric message",
         line: #"{"type":"verdict","id":"x","result":"granted","message":5}"#,
@@ -344,6 +362,38 @@ struct ProtocolMessageTests {
     DaemonMessage.appendCode(id: "i", keypad: "k", digits: digits(values), at: "t", to: &buffer)
     let value = try object(String(decoding: buffer, as: UTF8.self))
     #expect(value["code"]?.stringValue?.count == 32)
+  }
+
+  @Test("a code line with a card carries it after the code; a card alone has no code")
+  func cardLines() throws {
+    var buffer: [UInt8] = []
+    DaemonMessage.appendCode(
+      id: "c-1", keypad: "door", digits: digits([1, 2, 3, 4]), card: digits([0, 0, 1, 2]),
+      at: "t", to: &buffer)
+    let both = String(decoding: buffer, as: UTF8.self)
+    #expect(
+      both
+        == #"{"type":"code","id":"c-1","keypad":"door","code":"1234","card":"0012","at":"t"}"#
+        + "\n")
+    #expect(names(try object(both)) == ["type", "id", "keypad", "code", "card", "at"])
+    buffer = []
+    DaemonMessage.appendCode(
+      id: "c-2", keypad: "door", digits: SecretDigits(), card: digits([9, 0]), at: "t", to: &buffer)
+    let alone = String(decoding: buffer, as: UTF8.self)
+    #expect(alone == #"{"type":"code","id":"c-2","keypad":"door","card":"90","at":"t"}"# + "\n")
+    let longest = (0..<32).map { UInt8($0 % 10) }
+    buffer = []
+    DaemonMessage.appendCode(
+      id: "i", keypad: "k", digits: digits(longest), card: digits(longest), at: "t", to: &buffer)
+    let value = try object(String(decoding: buffer, as: UTF8.self))
+    #expect(value["card"]?.stringValue?.count == 32)
+  }
+
+  @Test("the alarm line of SPEC 9.2")
+  func alarmLine() {
+    #expect(
+      DaemonMessage.alarm(reason: "duress", keypad: "door", id: "ab-7")
+        == #"{"type":"alarm","reason":"duress","keypad":"door","id":"ab-7"}"# + "\n")
   }
 
   @Test("the code line escapes id and keypad")

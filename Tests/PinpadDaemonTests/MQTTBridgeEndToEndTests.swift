@@ -124,6 +124,32 @@ struct MQTTBridgeEndToEndTests {
     #expect(unlocked != nil, "\(sub.messages.map(\.payload))")
   }
 
+  @Test(
+    "duress (SPEC 9.2): an MQTT verdict's duress reaches the daemon, whose alarm comes back on TOPIC/KEYPAD/event"
+  )
+  func duressAlarm() throws {
+    let dir = TempDir()
+    let broker = try Broker(dir: dir)
+    let sub = try Subscriber(broker, dir: dir)
+    let door = try Self.device(broker, dir: dir)
+    #expect(sub.waitFor("pinpadd/door1/status") { $0.payload == "online" } != nil)
+    let watcher = try door.daemon.connect()
+    door.daemon.type("1357\r")
+    let id = try #require(sub.waitFor("pinpadd/door1/default/code")?.json?["id"] as? String)
+    try broker.publish(
+      "pinpadd/door1/default/verdict", #"{"id":"\#(id)","result":"granted","duress":true}"#)
+    let alarm = try watcher.waitFor("alarm", timeout: 10)
+    #expect(alarm?.message.string("id") == id)
+    let event = sub.waitFor("pinpadd/door1/default/event") {
+      $0.json?["type"] as? String == "alarm"
+    }
+    #expect(event?.json?["reason"] as? String == "duress")
+    #expect(event?.json?["keypad"] as? String == "default")
+    #expect(event?.json?["id"] as? String == id)
+    #expect(event?.retained == false)
+    #expect(try broker.retained("pinpadd/door1/default/event").isEmpty)
+  }
+
   @Test("SIGKILL of the bridge: the broker publishes the retained last will offline")
   func lastWill() throws {
     let dir = TempDir()

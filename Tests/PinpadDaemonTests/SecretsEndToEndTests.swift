@@ -52,6 +52,37 @@ import Testing
     }
   }
 
+  /// SPEC §9.1: card numbers are secrets like codes.
+  @Test func aCardNumberNeverReachesLogsStateArgvOrEnvironment() throws {
+    let card = CardReaderEndToEndTests.card
+    let daemon = try CardReaderEndToEndTests.daemon(mode: "card+pin", pin: "1234\n")
+    let client = try daemon.connect()
+    let code = try #require(try client.waitFor("code", timeout: 5)).message
+    #expect(code.string("card") == card)
+    var proc: [String] = []
+    for name in ["environ", "cmdline"] {
+      let data = FileManager.default.contents(atPath: "/proc/\(daemon.pid)/\(name)") ?? Data()
+      proc.append(String(decoding: data, as: UTF8.self))
+    }
+    client.send(json: ["type": "verdict", "id": code.string("id")!, "result": "denied"])
+    #expect(try client.waitFor("verdict", timeout: 3) != nil)
+    #expect(daemon.stop() == 0)
+    let log = daemon.log
+    #expect(log.contains("digit key pressed"))  // debug level was on
+    #expect(log.contains("card read, waiting for the PIN"))
+    let chars = Array(card)
+    for start in 0...(chars.count - 6) {
+      let fragment = String(chars[start..<(start + 6)])
+      #expect(!log.contains(fragment), "log holds \(fragment)")
+      for text in proc { #expect(!text.contains(fragment)) }
+    }
+    let files = FileManager.default.enumerator(atPath: daemon.stateDir)?.allObjects as? [String]
+    for file in files ?? [] {
+      let text = (try? String(contentsOfFile: daemon.stateDir + "/" + file, encoding: .utf8)) ?? ""
+      #expect(!text.contains(card), "\(file) holds the card")
+    }
+  }
+
   /// Fast replay hands every key over in one batch and the screen is drawn after each
   /// batch, so only the timed replay shows the boxes filling; both must hide digits.
   @Test(arguments: [false, true])

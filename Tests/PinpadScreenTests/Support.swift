@@ -47,6 +47,24 @@ enum Fixtures {
       }
     ),
     (
+      "card-read",
+      model {
+        $0.phase = .entering
+        $0.prompt = ScreenText.cardReadPrompt
+        $0.boxes = 4
+        $0.filled = 2
+        $0.cursor = 2
+      }
+    ),
+    (
+      "present-card",
+      model {
+        $0.phase = .idle
+        $0.boxes = 4
+        $0.notice = ScreenText.presentCard
+      }
+    ),
+    (
       "entering-32",
       model {
         $0.phase = .entering

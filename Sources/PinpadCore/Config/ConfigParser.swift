@@ -45,7 +45,9 @@ public enum ConfigParser {
     "BurstIntervalSec", "Bursts", "Mask", "RevealSec",
   ]
   static let lockoutKeys = ["MaxFailures", "LockoutSec", "LockoutMaxSec"]
-  static let keypadKeys = ["Match", "Grab"]
+  /// The longest PinAfterCardSec=: a card held longer is a card forgotten at the door.
+  public static let pinAfterCardMax: Duration = .seconds(300)
+  static let keypadKeys = ["Match", "Grab", "CardReader", "CardMode", "PinAfterCardSec"]
   static let displayKeys = [
     "Output", "Device", "Font", "Prompt", "OnScreenKeypad", "KeypadLayout", "SnapshotSize",
   ]
@@ -101,6 +103,8 @@ private struct ConfigReader {
   var assigned: [String: Location] = [:]
   /// The latest header of each keypad name.
   var keypadHeaders: [String: Location] = [:]
+  /// The last assignment of each keypad's "NAME.Key", for checks between its keys.
+  var keypadAssigned: [String: Location] = [:]
 
   mutating func read(_ source: ConfigSource, index: Int) throws(ConfigError) {
     var section: Section? = nil
@@ -146,7 +150,11 @@ private struct ConfigReader {
       } catch {
         throw here.error(error.message)
       }
-      if case .keypad = section {} else { assigned["\(section.title).\(key)"] = here }
+      if case .keypad(let name) = section {
+        keypadAssigned["\(name).\(key)"] = here
+      } else {
+        assigned["\(section.title).\(key)"] = here
+      }
     }
   }
 
@@ -270,6 +278,29 @@ private struct ConfigReader {
     case (.keypad(let name), "Grab"):
       let index = config.keypads.firstIndex(where: { $0.name == name })!
       config.keypads[index].grab = empty ? true : try ConfigValue.boolean(key, value)
+    case (.keypad(let name), "CardReader"):
+      let index = config.keypads.firstIndex(where: { $0.name == name })!
+      let tokens = ConfigValue.words(value)
+      if let bad = tokens.first(where: { !MatchToken.isValid($0) }) {
+        throw ConfigProblem(
+          "CardReader= token \(bad) is not usb:VVVV:PPPP (four hex digits each)")
+      }
+      config.keypads[index].cardReader = tokens
+    case (.keypad(let name), "CardMode"):
+      let index = config.keypads.firstIndex(where: { $0.name == name })!
+      config.keypads[index].cardMode =
+        empty ? .off : try ConfigValue.choice(key, value, as: CardMode.self)
+    case (.keypad(let name), "PinAfterCardSec"):
+      let index = config.keypads.firstIndex(where: { $0.name == name })!
+      let defaults = KeypadConfig(name: name)
+      let duration =
+        empty ? defaults.pinAfterCard : try ConfigValue.duration(key, value, allowZero: false)
+      guard duration <= ConfigParser.pinAfterCardMax else {
+        throw ConfigProblem(
+          "PinAfterCardSec=\(value) is too long (at most \(ConfigValue.secondsText(ConfigParser.pinAfterCardMax)) seconds)"
+        )
+      }
+      config.keypads[index].pinAfterCard = duration
 
     case (.display, "Output"):
       config.display.output =
@@ -373,6 +404,22 @@ private struct ConfigReader {
         "[Lockout].LockoutSec", "[Lockout].LockoutMaxSec",
         "LockoutSec=\(ConfigValue.secondsText(config.lockout.lockout)) is longer than "
           + "LockoutMaxSec=\(ConfigValue.secondsText(config.lockout.lockoutMax))")
+    }
+    for keypad in config.keypads {
+      // Both are mistakes: a reader nobody listens to, or a mode with no reader.
+      let cardMode = keypadAssigned["\(keypad.name).CardMode"]
+      let cardReader = keypadAssigned["\(keypad.name).CardReader"]
+      let place = [cardMode, cardReader].compactMap { $0 }.max()
+      if keypad.cardMode != .off, keypad.cardReader.isEmpty, let place {
+        throw place.error(
+          "[Keypad \(keypad.name)] CardMode=\(keypad.cardMode.rawValue) needs CardReader= (the reader's Match= tokens)"
+        )
+      }
+      if keypad.cardMode == .off, !keypad.cardReader.isEmpty, let place {
+        throw place.error(
+          "[Keypad \(keypad.name)] has CardReader= but CardMode=off: set CardMode=card, card+pin or card-or-pin, or remove CardReader="
+        )
+      }
     }
     if config.socket.allowUsers.isEmpty, config.socket.allowGroups.isEmpty {
       throw blame(

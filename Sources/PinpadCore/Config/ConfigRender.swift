@@ -53,6 +53,9 @@ extension Configuration {
         [
           ("Match", keypad.match.joined(separator: " ")),
           ("Grab", boolean(keypad.grab)),
+          ("CardReader", keypad.cardReader.joined(separator: " ")),
+          ("CardMode", keypad.cardMode.rawValue),
+          ("PinAfterCardSec", seconds(keypad.pinAfterCard)),
         ])
     }
     section(

@@ -63,7 +63,24 @@ public struct KeypadConfig: Equatable, Sendable {
   /// Match= split on spaces: name globs, `usb:VVVV:PPPP`, phys globs, by-id paths.
   public var match: [String] = []
   public var grab = true
+  /// CardReader= split on spaces, the same tokens as Match=: this keypad's card readers.
+  public var cardReader: [String] = []
+  public var cardMode: CardMode = .off
+  /// card+pin: the PIN must be submitted within this long after the card.
+  public var pinAfterCard: Duration = .seconds(10)
   public init(name: String) { self.name = name }
+}
+
+/// What a keypad accepts from its card reader (SPEC §9.1).
+public enum CardMode: String, Equatable, Sendable, CaseIterable {
+  /// No card reader: PINs only.
+  case off
+  /// A card alone, submitted as soon as it is read; keypad digits are refused.
+  case card
+  /// A card, then the PIN on the keypad: submitted together.
+  case cardPin = "card+pin"
+  /// Either a card alone or a PIN alone.
+  case cardOrPin = "card-or-pin"
 }
 
 public enum DisplayOutput: String, Equatable, Sendable, CaseIterable {

@@ -3,25 +3,32 @@
 ///     /dev/input/event2<TAB>QEMU QEMU USB Keyboard<TAB>0627:0001<TAB>usb-0000:00:04.0-1/input0<TAB>yes<TAB>default
 ///
 /// path, name, `vvvv:pppp`, phys (`-` when empty), whether it can serve as a keypad
-/// (`yes` / `no`: has digit keys), and the `[Keypad]` section it goes to (`-` for none).
+/// (`yes` / `no`: has digit keys), and the `[Keypad]` section it goes to (`-` for none;
+/// `NAME (card reader)` when it is that keypad's card reader).
 /// Tabs and control characters inside the name or phys become spaces, so every line has
 /// exactly six fields.
 public struct DeviceListing: Equatable, Sendable {
   public var device: DeviceIdentity
   public var capabilities: DeviceCapabilities
   public var keypad: String?
+  public var isCardReader: Bool
 
-  public init(device: DeviceIdentity, capabilities: DeviceCapabilities, keypad: String?) {
+  public init(
+    device: DeviceIdentity, capabilities: DeviceCapabilities, keypad: String?,
+    isCardReader: Bool = false
+  ) {
     self.device = device
     self.capabilities = capabilities
     self.keypad = keypad
+    self.isCardReader = isCardReader
   }
 
   /// Lists a device with the keypad the matcher gives it.
   public init(device: DeviceIdentity, capabilities: DeviceCapabilities, matcher: KeypadMatcher) {
+    let assignment = matcher.keypad(for: device, capabilities: capabilities)
     self.init(
-      device: device, capabilities: capabilities,
-      keypad: matcher.keypad(for: device, capabilities: capabilities)?.name)
+      device: device, capabilities: capabilities, keypad: assignment?.name,
+      isCardReader: assignment?.isCardReader ?? false)
   }
 
   public var line: String {
@@ -31,7 +38,7 @@ public struct DeviceListing: Equatable, Sendable {
       device.usbID,
       field(device.phys),
       capabilities.hasDigitKeys ? "yes" : "no",
-      field(keypad ?? ""),
+      field(keypad.map { isCardReader ? "\($0) (card reader)" : $0 } ?? ""),
     ].joined(separator: "\t")
   }
 

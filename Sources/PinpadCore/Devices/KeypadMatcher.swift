@@ -14,6 +14,8 @@
 ///
 /// The decision, first rule that applies:
 /// 1. A device without digit keys is never a keypad.
+/// 1a. The first section, in file order, whose `CardReader=` tokens match makes it that
+///    keypad's card reader (SPEC §9.1): never a keypad itself, whatever else matches.
 /// 2. udev's `ENV{PINPADD_KEYPAD}=NAME` puts it on keypad NAME (with that section's
 ///    settings when one exists, else the defaults).
 /// 3. The first section, in file order, with a token that matches.
@@ -23,10 +25,12 @@
 public struct KeypadMatcher: Equatable, Sendable {
   public let keypads: [KeypadConfig]
   private let sections: SectionRules
+  private let readerTokens: [[MatchToken]]
 
   public init(keypads: [KeypadConfig]) {
     self.keypads = keypads
     self.sections = SectionRules(keypads)
+    self.readerTokens = keypads.map { $0.cardReader.map(MatchToken.init) }
   }
 
   /// The keypad a device serves, or nil when pinpadd should leave it alone.
@@ -34,6 +38,11 @@ public struct KeypadMatcher: Equatable, Sendable {
     -> KeypadAssignment?
   {
     guard capabilities.hasDigitKeys else { return nil }
+    for (index, list) in readerTokens.enumerated()
+    where list.contains(where: { $0.matches(device) }) {
+      return KeypadAssignment(
+        name: keypads[index].name, grab: keypads[index].grab, reason: .cardReader)
+    }
     if let named = sections.section(naming: device) {
       return KeypadAssignment(
         name: named.name, grab: named.grab, reason: named.byUdev ? .udevProperty : .matched)
@@ -86,11 +95,15 @@ public struct KeypadAssignment: Equatable, Hashable, Sendable {
     case `default`
     /// A section with an empty `Match=`.
     case catchAll
+    /// A `CardReader=` token: the device is that keypad's card reader.
+    case cardReader
   }
   public var name: String
   /// Take the device exclusively (EVIOCGRAB).
   public var grab: Bool
   public var reason: Reason
+  /// The device is the keypad's card reader: its keys make cards, never a PIN.
+  public var isCardReader: Bool { reason == .cardReader }
 
   public init(name: String, grab: Bool, reason: Reason) {
     self.name = name

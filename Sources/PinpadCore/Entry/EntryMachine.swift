@@ -122,6 +122,17 @@ public struct EntryMachine {
       press(code, value: value, at: now, &out)
     case .eventsDropped:
       dropEntry(&out)
+    case .cardSubmitted:
+      cardSubmitted(&out)
+    case .clear:
+      dropEntry(&out)
+    case .timedOut:
+      guard mode == .idle || mode == .entering else { break }
+      pending = []
+      pendingOverflow = false
+      pendingDigits.wipe()
+      if mode == .entering { endEntry(&out) }
+      out.append(.entry(.timeout, length: 0))
     case .verdict(let outcome):
       // Only the code that was being checked when the verdict came can be judged.
       if wasChecking && mode == .checking { verdict(outcome, at: now, &out) }
@@ -418,6 +429,21 @@ public struct EntryMachine {
     guard mode == .entering else { return }
     endEntry(&out)
     out.append(.entry(.cleared, length: 0))
+  }
+
+  private mutating func cardSubmitted(_ out: inout Output) {
+    switch mode {
+    case .checking:
+      out.append(.feedback(.busy))
+    case .locked:
+      out.append(.feedback(.locked))
+      out.append(.entry(.rejected, length: 0))
+    case .idle, .entering:
+      dropEntry(&out)
+      mode = .checking
+      out.append(.submit(SecretDigits()))
+      out.screenChanged = true
+    }
   }
 
   private mutating func verdict(_ outcome: VerdictOutcome, at now: Instant, _ out: inout Output) {

@@ -4,6 +4,16 @@ public enum EntryInput: Sendable {
   case key(KeyCode, value: Int32)
   /// The kernel dropped events on this keypad (SYN_DROPPED): the partial entry is wiped.
   case eventsDropped
+  /// A card went to the controller without a PIN (SPEC §9.1): a partial entry is wiped
+  /// (`cleared`) and the keypad waits for the verdict as after a code, which counts
+  /// toward the lockout the same way. The machine answers with an empty `.submit`.
+  case cardSubmitted
+  /// A new card replaced the one this entry was typed for: a partial entry is wiped
+  /// with a `cleared` event.
+  case clear
+  /// The entry's card ran out of time (PinAfterCardSec): a partial entry is wiped and a
+  /// `timeout` event sent, also when no digit was typed yet.
+  case timedOut
   /// What became of the code this keypad submitted.
   case verdict(VerdictOutcome)
   /// Time has passed: act on any deadline that is due (see `EntryMachine.nextDeadline`).
@@ -42,6 +52,10 @@ public enum EntryFeedback: Equatable, Sendable {
   case locked
   /// A digit while the last code is still being checked.
   case busy
+  /// A digit on a keypad that needs a card first (`card`, or `card+pin` with no card).
+  case presentCard
+  /// The card reader's number was not a card number (a letter, too long).
+  case cardRejected
 }
 
 /// What the owner of an `EntryMachine` must do after an input. The machine does no I/O.

@@ -134,6 +134,11 @@ public struct BridgeCore {
     case .string(let text)?: members.append(("message", .string(text)))
     default: return .failure(RequestError("the verdict's \"message\" must be a string"))
     }
+    switch value["duress"] {
+    case nil, .null?, .bool(false)?: break
+    case .bool(true)?: members.append(("duress", .bool(true)))
+    default: return .failure(RequestError("the verdict's \"duress\" must be true or false"))
+    }
     return .success(JSONValue.object(members).serialized)
   }
 

@@ -6,7 +6,8 @@ public enum ProtocolVersion {
 
 /// What a client may send (SPEC §4.3).
 public enum ClientRequest: Equatable, Sendable {
-  case verdict(id: String, granted: Bool, message: String?)
+  /// `duress`: the controller says the code was a duress code (SPEC §9.2).
+  case verdict(id: String, granted: Bool, message: String?, duress: Bool = false)
   case status
 
   /// Parses one line (without its newline). The error is the `reason` of the
@@ -46,7 +47,15 @@ public enum ClientRequest: Equatable, Sendable {
           return .failure(RequestError("verdict \"message\" must be a string"))
         }
       }
-      return .success(.verdict(id: id, granted: granted, message: message))
+      var duress = false
+      if let d = value["duress"] {
+        switch d {
+        case .null: break
+        case .bool(let b): duress = b
+        default: return .failure(RequestError("verdict \"duress\" must be true or false"))
+        }
+      }
+      return .success(.verdict(id: id, granted: granted, message: message, duress: duress))
     default:
       return .failure(RequestError("unknown type \"\(String(type.prefix(32)))\""))
     }
@@ -94,6 +103,14 @@ public enum DaemonMessage {
     ])
   }
 
+  /// `{"type":"alarm","reason":"duress","keypad":...,"id":...}` (SPEC §9.2).
+  public static func alarm(reason: String, keypad: String, id: String) -> String {
+    line([
+      ("type", .string("alarm")), ("reason", .string(reason)), ("keypad", .string(keypad)),
+      ("id", .string(id)),
+    ])
+  }
+
   public static func error(_ reason: String) -> String {
     line([("type", .string("error")), ("reason", .string(reason))])
   }
@@ -109,18 +126,28 @@ public enum DaemonMessage {
 
   /// Appends `{"type":"code","id":...,"keypad":...,"code":"DIGITS","at":...}\n` to
   /// `buffer`, writing the digits straight from `digits` (no String ever holds them).
-  /// The caller zeroes the bytes once they are sent.
+  /// A `card` adds `"card":"DIGITS"` after the code; empty `digits` with a card leave
+  /// `code` out (a card alone, SPEC §9.1). The caller zeroes the bytes once they are sent.
   public static func appendCode(
-    id: String, keypad: String, digits: SecretDigits, at: String, to buffer: inout [UInt8]
+    id: String, keypad: String, digits: SecretDigits, card: SecretDigits? = nil, at: String,
+    to buffer: inout [UInt8]
   ) {
     var head = "{\"type\":\"code\",\"id\":"
     JSONValue.writeString(id, to: &head)
     head += ",\"keypad\":"
     JSONValue.writeString(keypad, to: &head)
-    head += ",\"code\":\""
     buffer.append(contentsOf: head.utf8)
-    digits.withASCII { buffer.append(contentsOf: $0) }
-    var tail = "\",\"at\":"
+    if !digits.isEmpty || card == nil {
+      buffer.append(contentsOf: ",\"code\":\"".utf8)
+      digits.withASCII { buffer.append(contentsOf: $0) }
+      buffer.append(UInt8(ascii: "\""))
+    }
+    if let card {
+      buffer.append(contentsOf: ",\"card\":\"".utf8)
+      card.withASCII { buffer.append(contentsOf: $0) }
+      buffer.append(UInt8(ascii: "\""))
+    }
+    var tail = ",\"at\":"
     JSONValue.writeString(at, to: &tail)
     tail += "}\n"
     buffer.append(contentsOf: tail.utf8)

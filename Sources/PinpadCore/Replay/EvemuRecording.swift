@@ -27,6 +27,27 @@ public typealias RecordingError = FileLineError
 /// nothing. Older evemu wrote the kernel's timestamps and newer ones start at 0: either
 /// way times are taken relative to the first event, and must not go backwards.
 public enum EvemuRecording {
+  /// The recorded device as its `N:` (name) and `I:` (bus, vendor, product in hex)
+  /// lines describe it, for matching `CardReader=` tokens; `path` stands for its node.
+  public static func device(_ text: String, path: String) -> DeviceIdentity {
+    var identity = DeviceIdentity(devnode: path)
+    for line in text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+      if line.hasPrefix("N: "), identity.name.isEmpty {
+        identity.name = String(line.dropFirst(3))
+      } else if line.hasPrefix("I: ") {
+        let ids = line.dropFirst(3).split(separator: " ").map { UInt16($0, radix: 16) }
+        if ids.count >= 3, let bus = ids[0], let vendor = ids[1], let product = ids[2] {
+          identity.bustype = bus
+          identity.vendor = vendor
+          identity.product = product
+        }
+      } else if line.hasPrefix("E: ") {
+        break
+      }
+    }
+    return identity
+  }
+
   public static func parse(_ text: String, path: String) throws(RecordingError) -> [RecordedEvent] {
     var events: [RecordedEvent] = []
     var start: Int64? = nil

@@ -9,12 +9,15 @@ public enum EvemuWriter {
   /// recording opens with a lone `SYN_REPORT` at time 0 (a no-op for any reader) so the
   /// first key's gap is kept too: replay times count from the first event. Times are
   /// rounded to microseconds, as evemu writes them.
-  public static func keyPresses(_ keys: [(KeyCode, gapSeconds: Double)]) -> String {
+  /// `name` is the recorded device's name (its `N:` line).
+  public static func keyPresses(
+    _ keys: [(KeyCode, gapSeconds: Double)], name: String = "pinpadd test keypad"
+  ) -> String {
     var text = """
       # EVEMU 1.3
-      # Input device name: "pinpadd test keypad"
+      # Input device name: "\(name)"
       # Input device ID: bus 0x03 vendor 0x1234 product 0x5678 version 0x110
-      N: pinpadd test keypad
+      N: \(name)
       I: 0003 1234 5678 0110
       ################################
       #      Waiting for events      #

@@ -7,8 +7,10 @@ public struct AttemptBook {
   public struct Attempt {
     public let id: String
     public let keypad: String
-    /// The digits, only while no client has had them.
+    /// The digits, only while no client has had them (empty for a card alone).
     public var digits: SecretDigits?
+    /// The card number that came with them (SPEC §9.1), wiped with the digits.
+    public var card: SecretDigits? = nil
     public var deadline: Instant
     public var delivered: Bool { digits == nil }
   }
@@ -22,11 +24,15 @@ public struct AttemptBook {
   /// `prefix` makes ids unique across restarts (the daemon passes random hex).
   public init(idPrefix prefix: String) { self.prefix = prefix }
 
-  /// A new attempt for `digits` from `keypad`, waiting for a client until `deadline`.
-  public mutating func add(keypad: String, digits: SecretDigits, deadline: Instant) -> String {
+  /// A new attempt for `digits` (and `card`) from `keypad`, waiting for a client until
+  /// `deadline`.
+  public mutating func add(
+    keypad: String, digits: SecretDigits, card: SecretDigits? = nil, deadline: Instant
+  ) -> String {
     counter += 1
     let id = "\(prefix)-\(counter)"
-    attempts.append(Attempt(id: id, keypad: keypad, digits: digits, deadline: deadline))
+    attempts.append(
+      Attempt(id: id, keypad: keypad, digits: digits, card: card, deadline: deadline))
     return id
   }
 
@@ -50,6 +56,8 @@ public struct AttemptBook {
     else { return }
     digits.wipe()
     attempts[i].digits = nil
+    attempts[i].card?.wipe()
+    attempts[i].card = nil
     attempts[i].deadline = verdictDeadline
   }
 
@@ -83,6 +91,7 @@ public struct AttemptBook {
       guard attempt.deadline <= now else { return false }
       expired.append((attempt.id, attempt.keypad, attempt.delivered))
       attempt.digits?.wipe()
+      attempt.card?.wipe()
       return true
     }
     for (id, _, _) in expired { remember(id, timedOut: true) }
@@ -91,7 +100,10 @@ public struct AttemptBook {
 
   /// Wipes every held code (shutdown).
   public mutating func wipeAll() {
-    for attempt in attempts { attempt.digits?.wipe() }
+    for attempt in attempts {
+      attempt.digits?.wipe()
+      attempt.card?.wipe()
+    }
     attempts.removeAll()
   }
 

@@ -33,6 +33,8 @@ public struct ScreenPresenter {
     case .notAllowed: text = "Key not allowed"
     case .burstRejected: text = "Input rejected"
     case .busy: text = "Please wait"
+    case .presentCard: text = ScreenText.presentCard
+    case .cardRejected: text = "Card not read, try again"
     case .locked: return
     }
     notice = (text, now + ScreenPresenter.noticeDuration)
@@ -63,12 +65,15 @@ public struct ScreenPresenter {
     return deadlines.min()
   }
 
-  /// The frame for `machine` (nil: no keypad has been used yet).
+  /// The frame for `machine` (nil: no keypad has been used yet). `awaitingPin`: its
+  /// card was read and the PIN is due (card+pin); the prompt says so, the card is never
+  /// shown.
   public func model(
-    machine: EntryMachine?, rules: EntryConfig, display: DisplayConfig, now: Instant
+    machine: EntryMachine?, rules: EntryConfig, display: DisplayConfig, now: Instant,
+    awaitingPin: Bool = false
   ) -> ScreenModel {
     var model = ScreenModel()
-    model.prompt = display.prompt
+    model.prompt = awaitingPin ? ScreenText.cardReadPrompt : display.prompt
     let length = machine?.length ?? 0
     switch rules.mask {
     case .fixed:

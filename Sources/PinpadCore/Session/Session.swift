@@ -34,6 +34,8 @@ public struct Session {
   public let settings: Settings
   public private(set) var config: Configuration
   public private(set) var machines: [String: EntryMachine] = [:]
+  /// Each keypad's card reader: the number being read, the card held for its PIN.
+  public private(set) var cards: [String: CardSlot] = [:]
   public private(set) var attempts: AttemptBook
   public private(set) var presenter = ScreenPresenter()
   /// The keypad whose entry the screen shows: the last one used.
@@ -77,6 +79,7 @@ public struct Session {
   /// When the shell must send `.tick` (monotonic clock), nil when nothing waits on time.
   public var nextWakeup: Instant? {
     var entry: [Instant] = machines.values.compactMap(\.nextDeadline)
+    entry += cards.values.compactMap(\.nextDeadline)
     if let d = presenter.nextDeadline(machine: activeMachine, now: entryNow) { entry.append(d) }
     var wakeups = entry.map { $0 - lead }
     if let d = attempts.nextDeadline { wakeups.append(d) }
@@ -93,6 +96,11 @@ public struct Session {
       out.append(.log(.info, "pinpadd \(settings.version) ready"))
     case .key(let keypad, let code, let value, let stamp):
       key(keypad, code, value: value, stamp: stamp, now: now, &out)
+    case .cardKey(let keypad, let code, let value, let stamp):
+      cardKey(keypad, code, value: value, stamp: stamp, now: now, &out)
+    case .cardDropped(let keypad):
+      cards[keypad]?.dropRead()
+      out.append(.log(.warning, "keypad \(keypad): card reader lost events, card read dropped"))
     case .dropped(let keypad, let stamp):
       let at = advance(to: stamp, now: now)
       out.append(
@@ -113,8 +121,10 @@ public struct Session {
       offerWaitingCodes(&out)
     case .codeSent(let id, let clients, let connected):
       codeSent(id: id, clients: clients, connected: connected, now: now, &out)
-    case .verdict(let id, let granted, let message, let client):
-      verdict(id: id, granted: granted, message: message, client: client, now: now, &out)
+    case .verdict(let id, let granted, let message, let duress, let client):
+      verdict(
+        id: id, granted: granted, message: message, duress: duress, client: client, now: now,
+        &out)
     case .status(let client, let shell):
       out.append(.reply(client: client, DaemonMessage.status(statusFields(shell, now: now))))
     case .reload(let loaded):
@@ -137,6 +147,8 @@ public struct Session {
   /// Wipes every entry and every held code (shutdown).
   public mutating func end() {
     for name in Array(machines.keys) { machines[name] = nil }
+    for name in Array(cards.keys) { cards[name]?.wipe() }
+    cards = [:]
     attempts.wipeAll()
   }
 
@@ -171,8 +183,86 @@ public struct Session {
         activeKeypad = keypad
         presenter.keyPressed()
       }
+      if code.digit != nil, needsCard(keypad, at: at, now: now, &out) {
+        presenter.showFeedback(.presentCard, now: at)
+        return
+      }
     }
     feed(.key(code, value: value), keypad: keypad, at: at, now: now, &out)
+  }
+
+  // MARK: Cards (SPEC §9.1)
+
+  /// The card mode of a keypad (`off` for one without a section).
+  public func cardMode(_ keypad: String) -> CardMode {
+    config.keypads.first { $0.name == keypad }?.cardMode ?? .off
+  }
+
+  /// A keypad digit that needs a card first: in `card` mode, or `card+pin` with no card
+  /// held, on an idle entry (a locked or busy keypad says so itself).
+  private mutating func needsCard(
+    _ keypad: String, at: Instant, now: Instant, _ out: inout [Effect]
+  ) -> Bool {
+    let mode = cardMode(keypad)
+    guard mode == .card || (mode == .cardPin && cards[keypad]?.held == nil) else { return false }
+    feed(.tick, keypad: keypad, at: at, now: now, &out)
+    return machines[keypad]?.phase == .idle
+  }
+
+  private mutating func cardKey(
+    _ keypad: String, _ code: KeyCode, value: Int32, stamp: Instant, now: Instant,
+    _ out: inout [Effect]
+  ) {
+    let at = advance(to: stamp, now: now)
+    let mode = cardMode(keypad)
+    guard mode != .off else { return }
+    if cards[keypad] == nil { cards[keypad] = CardSlot() }
+    switch cards[keypad]!.key(code, value: value, now: at) {
+    case .none:
+      return
+    case .rejected:
+      activate(keypad)
+      out.append(.log(.info, "keypad \(keypad): card rejected (not a card number)"))
+      presenter.showFeedback(.cardRejected, now: at)
+      return
+    case .card:
+      break
+    }
+    let card = cards[keypad]!.take()
+    activate(keypad)
+    feed(.tick, keypad: keypad, at: at, now: now, &out)
+    switch machines[keypad]!.phase {
+    case .locked, .checking:
+      // Refused like a digit: the machine gives its feedback (locked, busy), no submit.
+      card.wipe()
+      out.append(.log(.info, "keypad \(keypad): card refused, the keypad is locked or busy"))
+      feed(.cardSubmitted, keypad: keypad, at: at, now: now, &out)
+      return
+    case .idle, .entering:
+      break
+    }
+    let replaced = cards[keypad]!.held != nil
+    cards[keypad]!.hold(card, until: at + pinAfterCard(keypad))
+    if mode == .cardPin {
+      out.append(
+        .log(.info, "keypad \(keypad): card \(replaced ? "replaced" : "read"), waiting for the PIN")
+      )
+      feed(.clear, keypad: keypad, at: at, now: now, &out)
+    } else {
+      feed(.cardSubmitted, keypad: keypad, at: at, now: now, &out)
+    }
+  }
+
+  private func pinAfterCard(_ keypad: String) -> Duration {
+    config.keypads.first { $0.name == keypad }?.pinAfterCard ?? KeypadConfig(name: "").pinAfterCard
+  }
+
+  /// The screen turns to `keypad`: a shown verdict gives way.
+  private mutating func activate(_ keypad: String) {
+    if activeKeypad != keypad || presenter.hasResult {
+      activeKeypad = keypad
+      presenter.keyPressed()
+    }
   }
 
   /// A touch or click on the on-screen keypad: the key under it shows pressed, and a
@@ -197,12 +287,16 @@ public struct Session {
   private mutating func feed(
     _ input: EntryInput, keypad: String, at: Instant, now: Instant, _ out: inout [Effect]
   ) {
+    ensureMachine(keypad)
+    let actions = machines[keypad]!.handle(input, now: at)
+    perform(actions, keypad: keypad, at: at, now: now, &out)
+  }
+
+  private mutating func ensureMachine(_ keypad: String) {
     if machines[keypad] == nil {
       machines[keypad] = EntryMachine(
         rules: config.entry, lockout: config.lockout, state: saved.state(for: keypad))
     }
-    let actions = machines[keypad]!.handle(input, now: at)
-    perform(actions, keypad: keypad, at: at, now: now, &out)
   }
 
   /// What an entry machine asked for.
@@ -218,9 +312,19 @@ public struct Session {
         }
         if event == .timeout { out.append(.log(.info, "keypad \(keypad): entry timed out")) }
       case .submit(let digits):
+        // The card read for this PIN (card+pin) or alone (an empty code).
+        let card = cards[keypad]?.takeHeld()
+        guard !digits.isEmpty || card != nil else {
+          // Nothing to check (cannot happen: a card is held before it is submitted);
+          // the keypad must not wait for a verdict that cannot come.
+          feed(.verdict(.undelivered), keypad: keypad, at: at, now: now, &out)
+          continue
+        }
         let id = attempts.add(
-          keypad: keypad, digits: digits, deadline: now + config.socket.deliveryTimeout)
-        out.append(.log(.info, "keypad \(keypad): code submitted as attempt \(id)"))
+          keypad: keypad, digits: digits, card: card,
+          deadline: now + config.socket.deliveryTimeout)
+        let what = card == nil ? "code" : digits.isEmpty ? "card" : "card and code"
+        out.append(.log(.info, "keypad \(keypad): \(what) submitted as attempt \(id)"))
         out.append(.notify("STATUS=Checking attempt \(id)"))
         offerWaitingCodes(&out)
       case .feedback(let feedback):
@@ -243,7 +347,8 @@ public struct Session {
     for attempt in attempts.attempts where !offered.contains(attempt.id) {
       guard let digits = attempt.digits else { continue }
       offered.insert(attempt.id)
-      out.append(.sendCode(id: attempt.id, keypad: attempt.keypad, digits: digits))
+      out.append(
+        .sendCode(id: attempt.id, keypad: attempt.keypad, digits: digits, card: attempt.card))
     }
   }
 
@@ -268,7 +373,8 @@ public struct Session {
   }
 
   private mutating func verdict(
-    id: String, granted: Bool, message: String?, client: Int, now: Instant, _ out: inout [Effect]
+    id: String, granted: Bool, message: String?, duress: Bool, client: Int, now: Instant,
+    _ out: inout [Effect]
   ) {
     let at = entryTime(now)
     switch attempts.decide(id: id) {
@@ -276,6 +382,12 @@ public struct Session {
       let result = granted ? "granted" : "denied"
       out.append(.log(.info, "attempt \(id) on keypad \(keypad): \(result) by client \(client)"))
       out.append(.broadcast(DaemonMessage.verdict(id: id, result: result)))
+      if duress {
+        // After the verdict, so a client sees the attempt decided first; the screen and
+        // the entry events stay those of an ordinary verdict.
+        out.append(.log(.warning, "attempt \(id) on keypad \(keypad): duress alarm"))
+        out.append(.broadcast(DaemonMessage.alarm(reason: "duress", keypad: keypad, id: id)))
+      }
       out.append(.dropUnreadCode(id: id))
       feed(.verdict(granted ? .granted : .denied), keypad: keypad, at: at, now: now, &out)
       activeKeypad = keypad
@@ -310,6 +422,13 @@ public struct Session {
       if let deadline = machines[name]?.nextDeadline, deadline <= at {
         feed(.tick, keypad: name, at: at, now: now, &out)
       }
+    }
+    for name in cards.keys.sorted() where cards[name]!.expire(now: at) {
+      out.append(
+        .log(
+          .info,
+          "keypad \(name): card wiped, no PIN within \(pinAfterCard(name).secondsText) s"))
+      feed(.timedOut, keypad: name, at: at, now: now, &out)
     }
     for expired in attempts.expire(now: now) {
       offered.remove(expired.id)
@@ -417,6 +536,10 @@ public struct Session {
     config.display.prompt = loaded.display.prompt
     config.display.keypadLayout = loaded.display.keypadLayout
     config.keypads = loaded.keypads
+    for name in cards.keys.sorted() where cardMode(name) == .off {
+      cards[name]?.wipe()
+      cards[name] = nil
+    }
     out.append(.reconfigure(config))
     let at = entryTime(now)
     for name in machines.keys.sorted() {
@@ -461,8 +584,10 @@ public struct Session {
 
   /// The frame for the active keypad, when it differs from the last one drawn.
   private mutating func show(now: Instant, force: Bool, _ out: inout [Effect]) {
+    let awaitingPin = activeKeypad.map { cards[$0]?.held != nil } ?? false
     let model = presenter.model(
-      machine: activeMachine, rules: config.entry, display: config.display, now: entryTime(now))
+      machine: activeMachine, rules: config.entry, display: config.display, now: entryTime(now),
+      awaitingPin: awaitingPin)
     guard force || model != lastModel else { return }
     lastModel = model
     out.append(.show(model))

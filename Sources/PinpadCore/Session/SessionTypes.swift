@@ -6,6 +6,10 @@ public enum SessionEvent {
   case start
   /// An evdev key event (value 1 press, 0 release, 2 repeat) from `keypad`'s input.
   case key(keypad: String, KeyCode, value: Int32, stamp: Instant)
+  /// A key event from `keypad`'s card reader (SPEC §9.1).
+  case cardKey(keypad: String, KeyCode, value: Int32, stamp: Instant)
+  /// `keypad`'s card reader lost events: the number being read is dropped.
+  case cardDropped(keypad: String)
   /// `keypad`'s input lost events in the kernel (SYN_DROPPED).
   case dropped(keypad: String, stamp: Instant)
   case deviceAdded(keypad: String, path: String)
@@ -18,8 +22,9 @@ public enum SessionEvent {
   case clientReady
   /// The answer to `Effect.sendCode`: how many clients took the line, of how many.
   case codeSent(id: String, clients: Int, connected: Int)
-  /// A client's verdict (`client` is its serial number, for the log and the reply).
-  case verdict(id: String, granted: Bool, message: String?, client: Int)
+  /// A client's verdict (`client` is its serial number, for the log and the reply);
+  /// `duress` raises the alarm of SPEC §9.2.
+  case verdict(id: String, granted: Bool, message: String?, duress: Bool = false, client: Int)
   /// A client asked for `status`; the shell adds what only it knows.
   case status(client: Int, ShellStatus)
   /// SIGHUP with a configuration that parsed.
@@ -54,9 +59,10 @@ public enum Effect {
   case broadcast(String)
   /// A protocol line to one client, by serial number.
   case reply(client: Int, String)
-  /// Writes a `code` line for these digits to every client and answers with
-  /// `SessionEvent.codeSent`. The Session wipes the digits once a client has them.
-  case sendCode(id: String, keypad: String, digits: SecretDigits)
+  /// Writes a `code` line for these digits (and card; empty digits for a card alone) to
+  /// every client and answers with `SessionEvent.codeSent`. The Session wipes both once
+  /// a client has them.
+  case sendCode(id: String, keypad: String, digits: SecretDigits, card: SecretDigits?)
   /// The attempt is decided: a client that has not read its code must not get it.
   case dropUnreadCode(id: String)
   case show(ScreenModel)

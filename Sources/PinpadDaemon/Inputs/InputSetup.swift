@@ -22,7 +22,8 @@ enum InputSetup {
         switch spec {
         case .terminal: input = TerminalInput(keypad: defaultKeypad)
         case .replay(let path, let fast):
-          input = try ReplayInput(path: path, fast: fast, keypad: defaultKeypad)
+          input = try ReplayInput(
+            path: path, fast: fast, keypad: defaultKeypad, keypads: config.keypads)
         case .auto:
           input = KeypadDevices(
             mode: .discover, keypads: config.keypads, fallbackKeypad: defaultKeypad, log: log,

@@ -4,6 +4,10 @@ import PinpadCore
 public enum SourceEvent {
   /// An evdev key event (value 1 press, 0 release, 2 repeat) at `time`.
   case key(KeyCode, value: Int32, time: Instant)
+  /// A key event from the keypad's card reader (SPEC §9.1).
+  case cardKey(KeyCode, value: Int32, time: Instant)
+  /// The card reader lost events (SYN_DROPPED).
+  case cardDropped
   /// The source lost events (SYN_DROPPED).
   case dropped(time: Instant)
   /// The person asked to stop (Ctrl-C on the terminal input).

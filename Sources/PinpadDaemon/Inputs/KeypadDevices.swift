@@ -27,15 +27,23 @@ public final class KeypadDevices: InputSource {
     var grabPending: Bool
     /// Set for a touchscreen or pointer of the on-screen keypad.
     var tracker: PointerTracker?
-    init(device: EvdevDevice, keypad: String, grabPending: Bool, tracker: PointerTracker? = nil) {
+    /// The keypad's card reader (`CardReader=`): its keys are cards, never a PIN.
+    let cardReader: Bool
+    init(
+      device: EvdevDevice, keypad: String, grabPending: Bool, tracker: PointerTracker? = nil,
+      cardReader: Bool = false
+    ) {
       self.device = device
       self.keypad = keypad
       self.grabPending = grabPending
       self.tracker = tracker
+      self.cardReader = cardReader
     }
-    /// How the log names it: "keypad door", or "on-screen keypad" for a pointer.
+    /// How the log names it: "keypad door", "keypad door card reader", or
+    /// "on-screen keypad" for a pointer.
     var role: String {
-      tracker == nil ? "keypad \(keypad)" : "on-screen keypad"
+      tracker != nil
+        ? "on-screen keypad" : cardReader ? "keypad \(keypad) card reader" : "keypad \(keypad)"
     }
   }
 
@@ -130,7 +138,9 @@ public final class KeypadDevices: InputSource {
     }
     do {
       let device = try EvdevDevice(path: identity.devnode, udev: identity)
-      add(device, keypad: assignment.name, grab: assignment.grab)
+      add(
+        device, keypad: assignment.name, grab: assignment.grab,
+        cardReader: assignment.isCardReader)
     } catch {
       log.warning("keypad \(assignment.name): cannot open \(identity.devnode): \(error)")
     }
@@ -164,7 +174,8 @@ public final class KeypadDevices: InputSource {
     let assignment = matcher.keypad(for: device.identity, capabilities: device.capabilities)
     add(
       device, keypad: assignment?.name ?? fallbackKeypad,
-      grab: assignment?.grab ?? matcher.keypads.first?.grab ?? true)
+      grab: assignment?.grab ?? matcher.keypads.first?.grab ?? true,
+      cardReader: assignment?.isCardReader ?? false)
   }
 
   private func addPointer(_ identity: DeviceIdentity, _ assignment: PointerAssignment) {
@@ -186,10 +197,13 @@ public final class KeypadDevices: InputSource {
   }
 
   private func add(
-    _ device: EvdevDevice, keypad: String, grab: Bool, tracker: PointerTracker? = nil
+    _ device: EvdevDevice, keypad: String, grab: Bool, tracker: PointerTracker? = nil,
+    cardReader: Bool = false
   ) {
     let path = device.path
-    let entry = OpenDevice(device: device, keypad: keypad, grabPending: grab, tracker: tracker)
+    let entry = OpenDevice(
+      device: device, keypad: keypad, grabPending: grab, tracker: tracker,
+      cardReader: cardReader)
     do {
       try loop?.watch(device.fd, .readable) { [unowned self] _ in
         self.read(path)
@@ -208,7 +222,7 @@ public final class KeypadDevices: InputSource {
         "on-screen keypad: using \(path) (\(device.identity.name), \(tracker.axes)) for \(feeds)"
       )
     } else {
-      log.info("keypad \(keypad): using \(path) (\(device.identity.name))")
+      log.info("\(entry.role): using \(path) (\(device.identity.name))")
       deliver(keypad, .deviceAdded(path: path))
     }
   }
@@ -235,6 +249,10 @@ public final class KeypadDevices: InputSource {
       readPointer(entry, batch)
       return
     }
+    if entry.cardReader {
+      readCardReader(entry, batch)
+      return
+    }
     let split = batch.dropped ? (batch.droppedIndex ?? 0) : batch.events.count
     for (index, event) in batch.events.enumerated() {
       if index == split { deliver(entry.keypad, .dropped(time: event.time)) }
@@ -247,6 +265,16 @@ public final class KeypadDevices: InputSource {
     }
     tryGrab(entry)
     if batch.gone { remove(path, reason: "went away") }
+  }
+
+  /// A card reader's keys go to the keypad's card slot; lost events drop the read.
+  private func readCardReader(_ entry: OpenDevice, _ batch: InputBatch) {
+    if batch.dropped { deliver(entry.keypad, .cardDropped) }
+    for event in batch.events where event.type == InputEvent.keyType {
+      deliver(entry.keypad, .cardKey(KeyCode(event.code), value: event.value, time: event.time))
+    }
+    tryGrab(entry)
+    if batch.gone { remove(entry.device.path, reason: "went away") }
   }
 
   /// A pointer's events through its tracker; lost events let go of a held key.

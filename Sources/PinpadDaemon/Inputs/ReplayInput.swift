@@ -6,8 +6,12 @@ import PinpadSystem
 /// at its recorded offset from the start; fast mode gives them all at once but still
 /// stamps them with the recorded offsets, so bursts and timeouts are judged the same.
 /// The daemon keeps running after the recording ends.
+///
+/// A recording whose device (its `N:` name, `I:` ids) matches a section's `CardReader=`
+/// is played as that keypad's card reader; any other feeds the default keypad.
 public final class ReplayInput: InputSource {
   public let keypad: String
+  public let isCardReader: Bool
   public var name: String { (fast ? "replay-fast:" : "replay:") + path }
   private let events: [RecordedEvent]
   private let fast: Bool
@@ -18,17 +22,24 @@ public final class ReplayInput: InputSource {
   private var start = Instant.zero
 
   /// Reads and parses the recording now, so a bad file fails the start.
-  public init(path: String, fast: Bool, keypad: String) throws(InputError) {
+  public init(path: String, fast: Bool, keypad: String, keypads: [KeypadConfig] = [])
+    throws(InputError)
+  {
     self.path = path
     self.fast = fast
-    self.keypad = keypad
     let bytes: [UInt8]
     do { bytes = try FileSystem.read(path) } catch { throw InputError(error.description) }
+    let text = String(decoding: bytes, as: UTF8.self)
     do {
-      events = try EvemuRecording.parse(String(decoding: bytes, as: UTF8.self), path: path)
+      events = try EvemuRecording.parse(text, path: path)
     } catch {
       throw InputError(error.description)
     }
+    let reader = KeypadMatcher(keypads: keypads).keypad(
+      for: EvemuRecording.device(text, path: path),
+      capabilities: DeviceCapabilities(hasDigitKeys: true))
+    isCardReader = reader?.isCardReader ?? false
+    self.keypad = isCardReader ? reader!.name : keypad
   }
 
   public func start(
@@ -62,7 +73,10 @@ public final class ReplayInput: InputSource {
       if let now, time > now { break }
       next += 1
       switch (event.type, event.code) {
+      case (1, _) where isCardReader:
+        deliver(.cardKey(KeyCode(event.code), value: event.value, time: time))
       case (1, _): deliver(.key(KeyCode(event.code), value: event.value, time: time))
+      case (0, 3) where isCardReader: deliver(.cardDropped)
       case (0, 3): deliver(.dropped(time: time))  // EV_SYN / SYN_DROPPED
       default: break
       }

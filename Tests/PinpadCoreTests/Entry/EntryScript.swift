@@ -64,6 +64,9 @@ struct EntryScript {
     case "noresponse": input = .verdict(.noResponse)
     case "undelivered": input = .verdict(.undelivered)
     case "dropped": input = .eventsDropped
+    case "cardsubmitted": input = .cardSubmitted
+    case "clear": input = .clear
+    case "timedout": input = .timedOut
     default:
       if step.hasPrefix("+") {
         now = now + .nanoseconds(nanoseconds(String(step.dropFirst())))

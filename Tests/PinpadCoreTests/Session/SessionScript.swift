@@ -14,6 +14,9 @@ import PinpadCore
 /// - `pad:5`, `pad:ok`, `pad:bs`: a tap on that on-screen key (`pad+:5` down, `pad~:-`
 ///   moved off, `pad-:5` up); `lost`: the pointer went away. `dropped`: SYN_DROPPED.
 /// - `status`: client 1 asks; `end`: end of a batch (frames); `quit`.
+/// - `card:0012` the current keypad's card reader types 0012 and Enter (all at one
+///   instant, as fast as a reader); `rd:A` one key on the reader (press and release);
+///   `rdropped`: the reader lost events. `granted!`: a granted verdict with duress.
 ///
 /// Every effect is answered as the shell answers it: `sendCode` with `codeSent` (taken
 /// by every connected client), `persistLockouts` with `lockoutsSaved` (failing with
@@ -28,7 +31,9 @@ struct SessionScript {
   var clients = 0
   var saveFailure: String? = nil
   /// The digits sent to clients, by attempt id (what the shell wrote into a line).
-  private(set) var sent: [(id: String, digits: String, buffer: SecretDigits)] = []
+  private(set) var sent:
+    [(id: String, digits: String, buffer: SecretDigits, card: String?, cardBuffer: SecretDigits?)] =
+      []
   private(set) var logs: [(LogLevel, String)] = []
   private(set) var frames: [ScreenModel] = []
   private(set) var persisted: [[String: LockoutState]] = []
@@ -84,6 +89,10 @@ struct SessionScript {
     case "ready": send(.clientReady)
     case "granted", "denied":
       send(.verdict(id: lastSentID ?? "none", granted: step == "granted", message: nil, client: 1))
+    case "granted!":
+      send(
+        .verdict(id: lastSentID ?? "none", granted: true, message: nil, duress: true, client: 1))
+    case "rdropped": send(.cardDropped(keypad: keypad))
     case "dropped": send(.dropped(keypad: keypad, stamp: stamp))
     case "lost": send(.pointerLost)
     case "status": send(.status(client: 1, ShellStatus(inputs: ["auto"], clients: clients)))
@@ -103,6 +112,14 @@ struct SessionScript {
       } else if let value = step.value(of: "granted:") ?? step.value(of: "denied:") {
         send(
           .verdict(id: value, granted: step.hasPrefix("granted"), message: nil, client: 1))
+      } else if let value = step.value(of: "card:") {
+        for name in value.map({ "KP" + String($0) }) + ["ENTER"] {
+          send(.cardKey(keypad: keypad, key(name), value: 1, stamp: stamp))
+          send(.cardKey(keypad: keypad, key(name), value: 0, stamp: stamp))
+        }
+      } else if let value = step.value(of: "rd:") {
+        send(.cardKey(keypad: keypad, key(value), value: 1, stamp: stamp))
+        send(.cardKey(keypad: keypad, key(value), value: 0, stamp: stamp))
       } else if step.hasPrefix("pad") {
         let parts = step.split(separator: ":")
         let key = padKey(String(parts[1]))
@@ -143,8 +160,8 @@ struct SessionScript {
     case .reply(let client, let line):
       replies.append(line)
       trace.append("reply#\(client):" + Self.words(line))
-    case .sendCode(let id, let keypad, let digits):
-      if clients > 0 { sent.append((id, string(digits), digits)) }
+    case .sendCode(let id, let keypad, let digits, let card):
+      if clients > 0 { sent.append((id, string(digits), digits, card.map(string), card)) }
       trace.append("code(\(id),\(keypad))")
       for effect in session.handle(
         .codeSent(id: id, clients: clients, connected: clients), now: now)
@@ -187,6 +204,7 @@ struct SessionScript {
     case "lockout": return "lockout(\(s("keypad")),\(s("seconds")))"
     case "keypad": return "keypad(\(s("keypad")),\(s("event")),\(s("device")))"
     case "error": return "error(\(s("reason")))"
+    case "alarm": return "alarm(\(s("reason")),\(s("keypad")),\(s("id")))"
     default: return type
     }
   }

@@ -45,7 +45,7 @@ enum E2E {
   /// `E` KEY_KPENTER, `<` Backspace, `|` a pause of `pause` seconds before the next key.
   static func recording(
     _ keys: String, firstGap: Double = 0.05, gap: Double = 0.1, pause: Double = 0.5,
-    keypad: Bool = false
+    keypad: Bool = false, name: String = "pinpadd test keypad"
   ) -> String {
     var presses: [(KeyCode, gapSeconds: Double)] = []
     var nextGap = firstGap
@@ -66,7 +66,7 @@ enum E2E {
       presses.append((code, nextGap))
       nextGap = gap
     }
-    return EvemuWriter.keyPresses(presses)
+    return EvemuWriter.keyPresses(presses, name: name)
   }
 }
 
