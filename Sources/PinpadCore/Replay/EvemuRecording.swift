@@ -1,12 +1,20 @@
 /// One input event of a recording, timed from the recording's first event.
 public struct RecordedEvent: Equatable, Sendable {
-  /// Offset from the first event of the recording.
-  public var time: Duration
+  /// Offset from the first event of the recording, in nanoseconds.
+  public var nanoseconds: Int64
   public var type: UInt16
   public var code: UInt16
   public var value: Int32
+  /// Offset from the first event of the recording.
+  public var time: Duration {
+    get { .nanoseconds(nanoseconds) }
+    set { nanoseconds = newValue.nanoseconds }
+  }
   public init(time: Duration, type: UInt16, code: UInt16, value: Int32) {
-    self.time = time
+    self.init(nanoseconds: time.nanoseconds, type: type, code: code, value: value)
+  }
+  public init(nanoseconds: Int64, type: UInt16, code: UInt16, value: Int32) {
+    self.nanoseconds = nanoseconds
     self.type = type
     self.code = code
     self.value = value
@@ -218,8 +226,7 @@ public struct EvemuParser: Sendable {
     previous = nanoseconds
     // Never negative: times only go forward from the first.
     event(
-      RecordedEvent(
-        time: .nanoseconds(nanoseconds - start), type: type, code: code, value: value))
+      RecordedEvent(nanoseconds: nanoseconds - start, type: type, code: code, value: value))
   }
 
   private func fail(_ message: String) -> RecordingError {

@@ -112,7 +112,7 @@ private struct Step {
     case (0, 3): isKey = false  // EV_SYN / SYN_DROPPED
     default: return nil
     }
-    offset = event.time.nanoseconds
+    offset = event.nanoseconds
     value = event.value
     code = event.code
   }
