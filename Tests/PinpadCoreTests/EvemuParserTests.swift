@@ -165,6 +165,44 @@ import Testing
     }
   }
 
+  /// Random mutations of a recording (bytes changed, dropped, repeated): never a trap,
+  /// and whole or in chunks of any size, the same events or the same error.
+  @Test func mutatedRecordingsParseTheSameWholeAndInChunks() {
+    let original = Array(
+      EvemuWriter.keyPresses([(.keypad(1), gapSeconds: 0.5), (.kpEnter, gapSeconds: 0.25)]).utf8)
+    let alphabet =
+      Array("E:NB# \t\r\n.-+0123456789abcdefxyz".utf8) + [0x00, 0xEF, 0xBB, 0xBF, 0xFF]
+    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    func random(_ bound: Int) -> Int {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return Int(truncatingIfNeeded: state >> 33) % bound
+    }
+    func outcome(_ body: () throws(RecordingError) -> [RecordedEvent]) -> String {
+      do throws(RecordingError) { return "\(try body())" } catch { return error.description }
+    }
+    for round in 0..<300 {
+      var bytes = original
+      for _ in 0..<(1 + random(6)) {
+        let at = random(bytes.count)
+        switch random(3) {
+        case 0: bytes[at] = alphabet[random(alphabet.count)]
+        case 1: bytes.remove(at: at)
+        default: bytes.insert(contentsOf: bytes[at..<min(bytes.count, at + random(40))], at: at)
+        }
+      }
+      let whole = outcome { () throws(RecordingError) in try EvemuRecording.parse(bytes, path: "m")
+      }
+      let size = 1 + random(97)
+      let chunked = outcome { () throws(RecordingError) in
+        try Self.chunked(bytes, size: size, path: "m")
+      }
+      if whole != chunked {
+        Issue.record("round \(round), chunks of \(size): \(whole) / \(chunked)")
+        return
+      }
+    }
+  }
+
   @Test func aHugeRecordingParsesInChunksWithEveryEvent() throws {
     // 40 000 presses, as the replay benchmark uses: 160 001 events, about 9 MB.
     let keys = (0..<40_000).map { (KeyCode.keypad(UInt8($0 % 10)), gapSeconds: 0.001) }
