@@ -2,7 +2,8 @@
  * in 64 KiB chunks with read(2) and parses it with the same rules as the Swift parser
  * (EvemuParser): the same skipped lines, the same field checks, times relative to the
  * first event and never going backwards. Prints the events, a checksum of them (the
- * Swift bench prints the same one) and the CPU time the read and parse took in microseconds.
+ * Swift bench prints the same one) and the CPU time the read and parse took, in
+ * microseconds.
  * Usage: evemu_baseline FILE */
 #include <fcntl.h>
 #include <stdint.h>
