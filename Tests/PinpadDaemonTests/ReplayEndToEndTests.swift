@@ -38,6 +38,35 @@ import Testing
     #expect(daemon.stop() == 0)
   }
 
+  /// The replay reads its file in 64 KiB chunks: 4000 SYN_REPORT lines (108 KB) put
+  /// chunk boundaries inside event lines before the code's keys.
+  @Test func aRecordingLongerThanOneReadChunkReplaysEveryKey() throws {
+    let padding = String(repeating: "E: 0.000000 0000 0000 0000\n", count: 4000)
+    let daemon = try RunningDaemon(
+      recording: padding + E2E.recording("0042E", keypad: true), fast: true)
+    let client = try daemon.connect()
+    let got = try #require(try client.waitFor("code", timeout: 5))
+    #expect(got.message.string("code") == "0042")
+    #expect(daemon.stop() == 0)
+  }
+
+  @Test func aBadLinePastTheFirstChunkFailsTheStartNamingItsLine() throws {
+    let dir = TempDir()
+    let lines = String(repeating: "E: 1.000000 0001 004f 0001\n", count: 3000)
+    let path = dir.write("bad.evemu", lines + "E: soon 0001 004f 0001\n")
+    let run = try runProgram(
+      E2E.pinpadd,
+      [
+        "--config", dir.write("c.conf", ""), "--input", "replay-fast:" + path,
+        "--display", "none", "--socket", dir.file("s.sock"), "--state-dir", dir.file("state"),
+      ])
+    #expect(run.status != 0)
+    #expect(
+      run.stderr.contains("\(path):3001: soon is not a timestamp like 1700000000.123456"),
+      "\(run.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: dir.file("s.sock")))
+  }
+
   @Test func fixedLengthSubmitsWithoutEnterAndIgnoresExtraDigits() throws {
     let daemon = try RunningDaemon(
       config: "[Entry]\nLength=4\n", recording: E2E.recording("43219"), fast: true)

@@ -1,12 +1,20 @@
 /// One input event of a recording, timed from the recording's first event.
 public struct RecordedEvent: Equatable, Sendable {
-  /// Offset from the first event of the recording.
-  public var time: Duration
+  /// Offset from the first event of the recording, in nanoseconds.
+  public var nanoseconds: Int64
   public var type: UInt16
   public var code: UInt16
   public var value: Int32
+  /// Offset from the first event of the recording.
+  public var time: Duration {
+    get { .nanoseconds(nanoseconds) }
+    set { nanoseconds = newValue.nanoseconds }
+  }
   public init(time: Duration, type: UInt16, code: UInt16, value: Int32) {
-    self.time = time
+    self.init(nanoseconds: time.nanoseconds, type: type, code: code, value: value)
+  }
+  public init(nanoseconds: Int64, type: UInt16, code: UInt16, value: Int32) {
+    self.nanoseconds = nanoseconds
     self.type = type
     self.code = code
     self.value = value
@@ -26,6 +34,10 @@ public typealias RecordingError = FileLineError
 /// other line is an error, so a file that is not a recording is not replayed as
 /// nothing. Older evemu wrote the kernel's timestamps and newer ones start at 0: either
 /// way times are taken relative to the first event, and must not go backwards.
+///
+/// Lines end in LF (a CR before it is blank space); blank space is ASCII (space, tab,
+/// CR, VT, FF), and a UTF-8 byte-order mark before a line's first field is skipped.
+/// Any bytes are accepted: what is not a recording is an error, never a trap.
 public enum EvemuRecording {
   /// The recorded device as its `N:` (name) and `I:` (bus, vendor, product in hex)
   /// lines describe it, for matching `CardReader=` tokens; `path` stands for its node.
@@ -49,82 +61,283 @@ public enum EvemuRecording {
   }
 
   public static func parse(_ text: String, path: String) throws(RecordingError) -> [RecordedEvent] {
+    var text = text
+    return try text.withUTF8 { parse(UnsafeRawBufferPointer($0), path: path) }.get()
+  }
+
+  /// The whole recording in `bytes` (the fuzzing entry point: any bytes, never a trap).
+  public static func parse(_ bytes: [UInt8], path: String) throws(RecordingError)
+    -> [RecordedEvent]
+  {
+    try bytes.withUnsafeBytes { parse($0, path: path) }.get()
+  }
+
+  private static func parse(_ bytes: UnsafeRawBufferPointer, path: String) -> Result<
+    [RecordedEvent], RecordingError
+  > {
     var events: [RecordedEvent] = []
-    var start: Int64? = nil
-    var previous: Int64 = 0
-    var number = 0
-    for line in text.split(
-      omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
-    {
-      number += 1
-      func fail(_ message: String) -> RecordingError {
-        RecordingError(path: path, line: number, message: message)
-      }
-      let content = line.drop(while: { $0.isWhitespace || $0 == "\u{FEFF}" })
-      if content.isEmpty || content.first == "#" { continue }
-      let tag = content.prefix(2)
-      if ["N:", "I:", "P:", "B:", "A:", "L:", "S:"].contains(tag) { continue }
-      guard tag == "E:" else {
-        throw fail("not an evemu-record line (expected E: SECONDS TYPE CODE VALUE)")
-      }
-      let body = content.dropFirst(2).prefix(while: { $0 != "#" })
-      let fields = body.split(whereSeparator: \.isWhitespace)
-      guard fields.count == 4 else {
-        throw fail("an E: line needs 4 fields (SECONDS TYPE CODE VALUE), found \(fields.count)")
-      }
-      let parsed: Int64?
-      do { parsed = try timestamp(fields[0]) } catch {
-        throw fail("time \(fields[0]) is past the largest one, \(maxSeconds) s")
-      }
-      guard let nanoseconds = parsed else {
-        throw fail("\(fields[0]) is not a timestamp like 1700000000.123456")
-      }
-      guard let type = hex(fields[1]) else {
-        throw fail("event type \(fields[1]) is not 1 to 4 hex digits")
-      }
-      guard let code = hex(fields[2]) else {
-        throw fail("event code \(fields[2]) is not 1 to 4 hex digits")
-      }
-      guard let value = Int32(fields[3]) else {
-        throw fail("event value \(fields[3]) is not a 32-bit decimal number")
-      }
-      let first = start ?? nanoseconds
-      start = first
-      guard nanoseconds >= previous || events.isEmpty else {
-        throw fail("time \(fields[0]) is earlier than the event before it")
-      }
-      previous = nanoseconds
-      events.append(
-        RecordedEvent(
-          time: .nanoseconds(nanoseconds - first), type: type, code: code, value: value))
+    var parser = EvemuParser(path: path)
+    do throws(RecordingError) {
+      try parser.feed(bytes) { events.append($0) }
+      try parser.finish { events.append($0) }
+    } catch {
+      return .failure(error)
     }
-    return events
+    return .success(events)
   }
 
   /// The largest whole-seconds part a timestamp may have: 2^63 ns is about 292 years,
   /// so any later time could not be held in nanoseconds.
   public static let maxSeconds: Int64 = Int64.max / 1_000_000_000 - 1
+}
 
-  /// `SECONDS.FRACTION` in nanoseconds, nil past `maxSeconds`; the fraction is a
-  /// decimal fraction of up to 9 digits (evemu writes 6: microseconds).
-  private static func timestamp(_ text: Substring) throws(TimestampTooLate) -> Int64? {
-    let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-    let whole = parts[0]
-    let fraction = parts.count == 2 ? parts[1] : ""
-    let digits = { (part: Substring) in part.allSatisfy { $0.isASCII && $0.isNumber } }
-    guard !whole.isEmpty, whole.count <= 12, digits(whole), digits(fraction),
-      fraction.count <= 9, parts.count == 1 || !fraction.isEmpty,
-      let seconds = Int64(whole)
-    else { return nil }
-    guard seconds <= maxSeconds else { throw .tooLate }
-    let padded = String(fraction) + String(repeating: "0", count: 9 - fraction.count)
-    return seconds * 1_000_000_000 + Int64(padded)!
+/// The recording parser, fed the file in chunks of any size as it is read, so that a
+/// replay holds neither the file nor the events it does not use. Gives each event as
+/// its line ends; the same bytes give the same events and errors however they are cut.
+public struct EvemuParser: Sendable {
+  /// The longest line accepted (evemu's are under 100 bytes); it bounds what a line cut
+  /// between two chunks keeps.
+  public static let maxLineLength = 65536
+
+  public let path: String
+  /// Lines read so far.
+  public private(set) var line = 0
+  /// The start of a line whose end is in a later chunk.
+  private var carry: [UInt8] = []
+  private var first: Int64? = nil
+  private var previous: Int64 = 0
+
+  public init(path: String) { self.path = path }
+
+  /// Parses the lines that end in `chunk` (with what an earlier chunk left unfinished),
+  /// giving their events to `event` in order; keeps the unfinished end for the next.
+  public mutating func feed(
+    _ chunk: UnsafeRawBufferPointer, _ event: (RecordedEvent) -> Void
+  ) throws(RecordingError) {
+    guard let raw = chunk.baseAddress, chunk.count > 0 else { return }
+    let base = raw.assumingMemoryBound(to: UInt8.self)
+    let end = chunk.count
+    var i = 0
+    if !carry.isEmpty {
+      var j = 0
+      while j < end && base[j] != 0x0A { j += 1 }
+      guard carry.count + j <= Self.maxLineLength else { throw tooLong() }
+      carry.append(contentsOf: UnsafeBufferPointer(start: base, count: j))
+      if j == end { return }
+      try finishCarried(event)
+      i = j + 1
+    }
+    while i < end {
+      var j = i
+      while j < end && base[j] != 0x0A { j += 1 }
+      guard j - i <= Self.maxLineLength else { throw tooLong() }
+      if j == end {
+        carry.append(contentsOf: UnsafeBufferPointer(start: base + i, count: j - i))
+        return
+      }
+      try parseLine(base + i, count: j - i, event)
+      i = j + 1
+    }
   }
 
-  private enum TimestampTooLate: Error { case tooLate }
+  /// Parses a last line that has no line feed; call once after the last chunk.
+  public mutating func finish(_ event: (RecordedEvent) -> Void) throws(RecordingError) {
+    if !carry.isEmpty { try finishCarried(event) }
+  }
 
-  private static func hex(_ text: Substring) -> UInt16? {
-    guard (1...4).contains(text.count), text.allSatisfy(\.isHexDigit) else { return nil }
-    return UInt16(text, radix: 16)
+  private mutating func finishCarried(_ event: (RecordedEvent) -> Void) throws(RecordingError) {
+    let carried = carry
+    carry.removeAll(keepingCapacity: true)
+    let result = carried.withUnsafeBufferPointer { buffer -> RecordingError? in
+      do throws(RecordingError) {
+        try parseLine(buffer.baseAddress!, count: buffer.count, event)
+        return nil
+      } catch {
+        return error
+      }
+    }
+    if let result { throw result }
+  }
+
+  private func tooLong() -> RecordingError {
+    RecordingError(
+      path: path, line: line + 1, message: "line is longer than \(Self.maxLineLength) bytes")
+  }
+
+  /// One line, without its line feed.
+  private mutating func parseLine(
+    _ p: UnsafePointer<UInt8>, count n: Int, _ event: (RecordedEvent) -> Void
+  ) throws(RecordingError) {
+    line += 1
+    var k = 0
+    while k < n {
+      if isBlank(p[k]) {
+        k += 1
+      } else if p[k] == 0xEF && k + 2 < n && p[k + 1] == 0xBB && p[k + 2] == 0xBF {
+        k += 3  // a byte-order mark
+      } else {
+        break
+      }
+    }
+    if k == n || p[k] == UInt8(ascii: "#") { return }
+    guard k + 1 < n, p[k + 1] == UInt8(ascii: ":") else { throw notEvemu() }
+    switch p[k] {
+    case UInt8(ascii: "N"), UInt8(ascii: "I"), UInt8(ascii: "P"), UInt8(ascii: "B"),
+      UInt8(ascii: "A"), UInt8(ascii: "L"), UInt8(ascii: "S"):
+      return
+    case UInt8(ascii: "E"): break
+    default: throw notEvemu()
+    }
+    var bodyEnd = k + 2
+    while bodyEnd < n && p[bodyEnd] != UInt8(ascii: "#") { bodyEnd += 1 }
+
+    // Up to 4 fields as start..<end; a fifth only counts for the message.
+    var starts = (0, 0, 0, 0)
+    var ends = (0, 0, 0, 0)
+    var fields = 0
+    var q = k + 2
+    while true {
+      while q < bodyEnd && isBlank(p[q]) { q += 1 }
+      if q == bodyEnd { break }
+      let s = q
+      while q < bodyEnd && !isBlank(p[q]) { q += 1 }
+      switch fields {
+      case 0: (starts.0, ends.0) = (s, q)
+      case 1: (starts.1, ends.1) = (s, q)
+      case 2: (starts.2, ends.2) = (s, q)
+      case 3: (starts.3, ends.3) = (s, q)
+      default: break
+      }
+      fields += 1
+    }
+    guard fields == 4 else {
+      throw fail("an E: line needs 4 fields (SECONDS TYPE CODE VALUE), found \(fields)")
+    }
+    func text(_ s: Int, _ e: Int) -> String {
+      String(decoding: UnsafeBufferPointer(start: p + s, count: e - s), as: UTF8.self)
+    }
+    let nanoseconds: Int64
+    switch Self.timestamp(p, starts.0, ends.0) {
+    case .time(let t): nanoseconds = t
+    case .tooLate:
+      throw fail(
+        "time \(text(starts.0, ends.0)) is past the largest one, \(EvemuRecording.maxSeconds) s")
+    case .invalid:
+      throw fail("\(text(starts.0, ends.0)) is not a timestamp like 1700000000.123456")
+    }
+    guard let type = Self.hex(p, starts.1, ends.1) else {
+      throw fail("event type \(text(starts.1, ends.1)) is not 1 to 4 hex digits")
+    }
+    guard let code = Self.hex(p, starts.2, ends.2) else {
+      throw fail("event code \(text(starts.2, ends.2)) is not 1 to 4 hex digits")
+    }
+    guard let value = Self.decimal(p, starts.3, ends.3) else {
+      throw fail("event value \(text(starts.3, ends.3)) is not a 32-bit decimal number")
+    }
+    let start: Int64
+    if let first {
+      guard nanoseconds >= previous else {
+        throw fail("time \(text(starts.0, ends.0)) is earlier than the event before it")
+      }
+      start = first
+    } else {
+      start = nanoseconds
+      first = nanoseconds
+    }
+    previous = nanoseconds
+    // Never negative: times only go forward from the first.
+    event(
+      RecordedEvent(nanoseconds: nanoseconds - start, type: type, code: code, value: value))
+  }
+
+  private func fail(_ message: String) -> RecordingError {
+    RecordingError(path: path, line: line, message: message)
+  }
+
+  private func notEvemu() -> RecordingError {
+    fail("not an evemu-record line (expected E: SECONDS TYPE CODE VALUE)")
+  }
+
+  @inline(__always) private func isBlank(_ c: UInt8) -> Bool {
+    c == 0x20 || (c >= 0x09 && c <= 0x0D)
+  }
+
+  private enum Timestamp {
+    case time(Int64)
+    case tooLate, invalid
+  }
+
+  /// `SECONDS.FRACTION` in nanoseconds: 1 to 12 digits, then optionally a dot and 1 to
+  /// 9 digits of decimal fraction (evemu writes 6: microseconds); `tooLate` past
+  /// `maxSeconds`.
+  private static func timestamp(_ p: UnsafePointer<UInt8>, _ s: Int, _ e: Int) -> Timestamp {
+    var q = s
+    var seconds: Int64 = 0
+    while q < e, let d = digit(p[q]) {
+      guard q - s < 12 else { return .invalid }
+      seconds = seconds * 10 + d  // at most 12 digits: no overflow
+      q += 1
+    }
+    guard q > s else { return .invalid }
+    var fraction: Int64 = 0
+    if q < e {
+      guard p[q] == UInt8(ascii: ".") else { return .invalid }
+      q += 1
+      let fractionStart = q
+      while q < e, let d = digit(p[q]) {
+        guard q - fractionStart < 9 else { return .invalid }
+        fraction = fraction * 10 + d  // at most 9 digits: no overflow
+        q += 1
+      }
+      guard q == e, q > fractionStart else { return .invalid }
+      for _ in (q - fractionStart)..<9 { fraction *= 10 }
+    }
+    guard seconds <= EvemuRecording.maxSeconds else { return .tooLate }
+    let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+    let (total, overflow2) = scaled.addingReportingOverflow(fraction)
+    guard !overflow, !overflow2 else { return .tooLate }
+    return .time(total)
+  }
+
+  @inline(__always) private static func digit(_ c: UInt8) -> Int64? {
+    c >= 0x30 && c <= 0x39 ? Int64(c &- 0x30) : nil
+  }
+
+  /// 1 to 4 hex digits.
+  private static func hex(_ p: UnsafePointer<UInt8>, _ s: Int, _ e: Int) -> UInt16? {
+    guard e - s >= 1, e - s <= 4 else { return nil }
+    var v: UInt16 = 0
+    for q in s..<e {
+      let c = p[q]
+      let d: UInt8
+      switch c {
+      case 0x30...0x39: d = c &- 0x30
+      case 0x41...0x46: d = c &- 0x41 &+ 10
+      case 0x61...0x66: d = c &- 0x61 &+ 10
+      default: return nil
+      }
+      v = v << 4 | UInt16(d)  // at most 4 digits: 16 bits
+    }
+    return v
+  }
+
+  /// An optional sign and decimal digits (leading zeros allowed) within Int32.
+  private static func decimal(_ p: UnsafePointer<UInt8>, _ s: Int, _ e: Int) -> Int32? {
+    var q = s
+    var negative = false
+    if q < e && (p[q] == UInt8(ascii: "-") || p[q] == UInt8(ascii: "+")) {
+      negative = p[q] == UInt8(ascii: "-")
+      q += 1
+    }
+    guard q < e else { return nil }
+    var magnitude: Int64 = 0
+    while q < e {
+      guard let d = digit(p[q]) else { return nil }
+      magnitude = magnitude * 10 + d  // kept at most 2^31 below: no overflow
+      guard magnitude <= 2_147_483_648 else { return nil }
+      q += 1
+    }
+    if negative { return Int32(exactly: -magnitude) }
+    return Int32(exactly: magnitude)
   }
 }

@@ -13,7 +13,7 @@ public final class ReplayInput: InputSource {
   public let keypad: String
   public let isCardReader: Bool
   public var name: String { (fast ? "replay-fast:" : "replay:") + path }
-  private let events: [RecordedEvent]
+  private let events: [Step]
   private let fast: Bool
   private let path: String
   private var timer: Timer?
@@ -21,22 +21,42 @@ public final class ReplayInput: InputSource {
   private var next = 0
   private var start = Instant.zero
 
-  /// Reads and parses the recording now, so a bad file fails the start.
+  /// Reads and parses the recording now, so a bad file fails the start. The file is
+  /// parsed as it is read and only the events a replay acts on are kept.
   public init(path: String, fast: Bool, keypad: String, keypads: [KeypadConfig] = [])
     throws(InputError)
   {
     self.path = path
     self.fast = fast
-    let bytes: [UInt8]
-    do { bytes = try FileSystem.read(path) } catch { throw InputError(error.description) }
-    let text = String(decoding: bytes, as: UTF8.self)
+    var steps: [Step] = []
+    var parser = EvemuParser(path: path)
+    var failure: RecordingError? = nil
+    // The device description (N:, I:) heads the file: its first chunk holds it.
+    var device: DeviceIdentity? = nil
+    func keep(_ event: RecordedEvent) {
+      if let step = Step(event) { steps.append(step) }
+    }
     do {
-      events = try EvemuRecording.parse(text, path: path)
+      try FileSystem.readChunks(path) { chunk in
+        if device == nil {
+          device = EvemuRecording.device(String(decoding: chunk, as: UTF8.self), path: path)
+        }
+        do throws(RecordingError) { try parser.feed(chunk, keep) } catch {
+          failure = error
+          return false
+        }
+        return true
+      }
     } catch {
       throw InputError(error.description)
     }
+    if failure == nil {
+      do throws(RecordingError) { try parser.finish(keep) } catch { failure = error }
+    }
+    if let failure { throw InputError(failure.description) }
+    events = steps
     let reader = KeypadMatcher(keypads: keypads).keypad(
-      for: EvemuRecording.device(text, path: path),
+      for: device ?? DeviceIdentity(devnode: path),
       capabilities: DeviceCapabilities(hasDigitKeys: true))
     isCardReader = reader?.isCardReader ?? false
     self.keypad = isCardReader ? reader!.name : keypad
@@ -68,17 +88,15 @@ public final class ReplayInput: InputSource {
 
   private func play(until now: Instant?, _ deliver: (SourceEvent) -> Void) {
     while next < events.count {
-      let event = events[next]
-      let time = start + event.time
+      let step = events[next]
+      let time = start + .nanoseconds(step.offset)
       if let now, time > now { break }
       next += 1
-      switch (event.type, event.code) {
-      case (1, _) where isCardReader:
-        deliver(.cardKey(KeyCode(event.code), value: event.value, time: time))
-      case (1, _): deliver(.key(KeyCode(event.code), value: event.value, time: time))
-      case (0, 3) where isCardReader: deliver(.cardDropped)
-      case (0, 3): deliver(.dropped(time: time))  // EV_SYN / SYN_DROPPED
-      default: break
+      switch (step.isKey, isCardReader) {
+      case (true, true): deliver(.cardKey(KeyCode(step.code), value: step.value, time: time))
+      case (true, false): deliver(.key(KeyCode(step.code), value: step.value, time: time))
+      case (false, true): deliver(.cardDropped)
+      case (false, false): deliver(.dropped(time: time))
       }
     }
     arm()
@@ -86,11 +104,32 @@ public final class ReplayInput: InputSource {
 
   private func arm() {
     guard let timer else { return }
-    timer.arm(at: next < events.count ? start + events[next].time : nil)
+    timer.arm(at: next < events.count ? start + .nanoseconds(events[next].offset) : nil)
   }
 
   public func close() {
     if let timer, let loop { loop.unwatch(timer.fd) }
     timer = nil
+  }
+}
+
+/// A replayed event in 16 bytes: a key (EV_KEY) or a SYN_DROPPED, the only events a
+/// replay gives the daemon; the others of a recording are not kept.
+private struct Step {
+  /// Nanoseconds from the recording's first event.
+  var offset: Int64
+  var value: Int32
+  var code: UInt16
+  var isKey: Bool
+
+  init?(_ event: RecordedEvent) {
+    switch (event.type, event.code) {
+    case (1, _): isKey = true  // EV_KEY
+    case (0, 3): isKey = false  // EV_SYN / SYN_DROPPED
+    default: return nil
+    }
+    offset = event.nanoseconds
+    value = event.value
+    code = event.code
   }
 }

@@ -75,9 +75,57 @@ public struct PixelFormat: Equatable, Hashable, Sendable, CustomStringConvertibl
     _ canvas: Canvas, rects: [Rect], to base: UnsafeMutableRawPointer, lineLength: Int,
     xOffset: Int = 0, yOffset: Int = 0, capacity: Int
   ) {
+    write(
+      canvas, rects: rects, to: base, lineLength: lineLength, xOffset: xOffset,
+      yOffset: yOffset, capacity: capacity, kernel: kernel)
+  }
+
+  /// How `write` converts a row: a dedicated loop for the common layouts, `generic`
+  /// (`encode` for each pixel) for the others. All give the same bytes as `generic`.
+  enum Kernel: Equatable {
+    /// XRGB8888, the canvas's own format: a copy.
+    case copy32
+    /// 16 bpp 5-6-5, red on top (the Raspberry Pi's default) or blue on top.
+    case rgb565, bgr565
+    /// 32 bpp, each channel 8 bits at a byte boundary: shifted into place.
+    case bytes32(red: UInt32, green: UInt32, blue: UInt32)
+    /// 24 bpp, each channel one byte: the byte index of each.
+    case bytes24(red: Int, green: Int, blue: Int)
+    case generic
+  }
+
+  var kernel: Kernel {
+    func at(_ c: Channel, _ offset: Int, _ length: Int) -> Bool {
+      c.offset == offset && c.length == length
+    }
+    if self == .xrgb8888 { return .copy32 }
+    if bitsPerPixel == 16 && at(green, 5, 6) {
+      if at(red, 11, 5) && at(blue, 0, 5) { return .rgb565 }
+      if at(red, 0, 5) && at(blue, 11, 5) { return .bgr565 }
+    }
+    func byte(_ c: Channel) -> Bool {
+      c.length == 8 && c.offset % 8 == 0 && c.offset >= 0 && c.offset + 8 <= bitsPerPixel
+    }
+    let bytewise =
+      byte(red) && byte(green) && byte(blue) && red.offset != green.offset
+      && red.offset != blue.offset && green.offset != blue.offset
+    if bytewise && bitsPerPixel == 32 {
+      return .bytes32(
+        red: UInt32(red.offset), green: UInt32(green.offset), blue: UInt32(blue.offset))
+    }
+    if bytewise && bitsPerPixel == 24 {
+      return .bytes24(red: red.offset / 8, green: green.offset / 8, blue: blue.offset / 8)
+    }
+    return .generic
+  }
+
+  func write(
+    _ canvas: Canvas, rects: [Rect], to base: UnsafeMutableRawPointer, lineLength: Int,
+    xOffset: Int, yOffset: Int, capacity: Int, kernel: Kernel
+  ) {
     let bpp = bytesPerPixel
-    let fastPath = self == .xrgb8888
-    canvas.pixels.withUnsafeBufferPointer { src in
+    canvas.pixels.withUnsafeBufferPointer { pixels in
+      let src = pixels.baseAddress!
       for rect in rects {
         let r = rect.intersection(canvas.bounds)
         if r.isEmpty { continue }
@@ -85,34 +133,68 @@ public struct PixelFormat: Equatable, Hashable, Sendable, CustomStringConvertibl
           let rowStart = (y + yOffset) * lineLength + (r.x + xOffset) * bpp
           let rowEnd = rowStart + r.width * bpp
           guard rowStart >= 0, rowEnd <= capacity else { continue }
-          let from = y * canvas.width + r.x
-          let dst = base + rowStart
-          if fastPath {
-            dst.copyMemory(from: src.baseAddress! + from, byteCount: r.width * 4)
-            continue
-          }
-          switch bpp {
-          case 4:
-            for i in 0..<r.width {
-              dst.storeBytes(
-                of: encode(src[from + i]).littleEndian, toByteOffset: i * 4, as: UInt32.self)
-            }
-          case 2:
-            for i in 0..<r.width {
-              dst.storeBytes(
-                of: UInt16(truncatingIfNeeded: encode(src[from + i])).littleEndian,
-                toByteOffset: i * 2,
-                as: UInt16.self)
-            }
-          default:
-            let bytes = dst.assumingMemoryBound(to: UInt8.self)
-            for i in 0..<r.width {
-              let v = encode(src[from + i])
-              bytes[i * 3] = UInt8(truncatingIfNeeded: v)
-              bytes[i * 3 + 1] = UInt8(truncatingIfNeeded: v >> 8)
-              bytes[i * 3 + 2] = UInt8(truncatingIfNeeded: v >> 16)
-            }
-          }
+          convert(src + y * canvas.width + r.x, to: base + rowStart, count: r.width, kernel)
+        }
+      }
+    }
+  }
+
+  /// One row of `count` canvas pixels at `s` into pixel memory at `d`.
+  @inline(__always)
+  private func convert(
+    _ s: UnsafePointer<UInt32>, to d: UnsafeMutableRawPointer, count: Int, _ kernel: Kernel
+  ) {
+    switch kernel {
+    case .copy32:
+      d.copyMemory(from: s, byteCount: count * 4)
+    case .rgb565:
+      for i in 0..<count {
+        let p = s[i]
+        let v = (p >> 8) & 0xF800 | (p >> 5) & 0x07E0 | (p >> 3) & 0x001F
+        d.storeBytes(
+          of: UInt16(truncatingIfNeeded: v).littleEndian, toByteOffset: i &* 2, as: UInt16.self)
+      }
+    case .bgr565:
+      for i in 0..<count {
+        let p = s[i]
+        let v = (p << 8) & 0xF800 | (p >> 5) & 0x07E0 | (p >> 19) & 0x001F
+        d.storeBytes(
+          of: UInt16(truncatingIfNeeded: v).littleEndian, toByteOffset: i &* 2, as: UInt16.self)
+      }
+    case .bytes32(let rs, let gs, let bs):
+      for i in 0..<count {
+        let p = s[i]
+        let v = (p >> 16 & 0xFF) << rs | (p >> 8 & 0xFF) << gs | (p & 0xFF) << bs
+        d.storeBytes(of: v.littleEndian, toByteOffset: i &* 4, as: UInt32.self)
+      }
+    case .bytes24(let ri, let gi, let bi):
+      let bytes = d.assumingMemoryBound(to: UInt8.self)
+      for i in 0..<count {
+        let p = s[i]
+        let o = i &* 3
+        bytes[o &+ ri] = UInt8(truncatingIfNeeded: p >> 16)
+        bytes[o &+ gi] = UInt8(truncatingIfNeeded: p >> 8)
+        bytes[o &+ bi] = UInt8(truncatingIfNeeded: p)
+      }
+    case .generic:
+      switch bytesPerPixel {
+      case 4:
+        for i in 0..<count {
+          d.storeBytes(of: encode(s[i]).littleEndian, toByteOffset: i * 4, as: UInt32.self)
+        }
+      case 2:
+        for i in 0..<count {
+          d.storeBytes(
+            of: UInt16(truncatingIfNeeded: encode(s[i])).littleEndian, toByteOffset: i * 2,
+            as: UInt16.self)
+        }
+      default:
+        let bytes = d.assumingMemoryBound(to: UInt8.self)
+        for i in 0..<count {
+          let v = encode(s[i])
+          bytes[i * 3] = UInt8(truncatingIfNeeded: v)
+          bytes[i * 3 + 1] = UInt8(truncatingIfNeeded: v >> 8)
+          bytes[i * 3 + 2] = UInt8(truncatingIfNeeded: v >> 16)
         }
       }
     }

@@ -1,0 +1,235 @@
+import Testing
+
+@testable import PinpadCore
+
+/// The byte-level, streaming evemu parser: numbers at their limits, line endings, blank
+/// space, comments, truncated lines, bytes that are not text, and the same result
+/// however the file is cut into chunks.
+@Suite struct EvemuParserTests {
+  /// Parses `bytes` fed in chunks of `size` bytes.
+  static func chunked(_ bytes: [UInt8], size: Int, path: String = "r") throws(RecordingError)
+    -> [RecordedEvent]
+  {
+    var parser = EvemuParser(path: path)
+    var events: [RecordedEvent] = []
+    var start = 0
+    while start < bytes.count {
+      let end = min(bytes.count, start + size)
+      let failure: RecordingError? = bytes[start..<end].withUnsafeBytes { chunk in
+        do throws(RecordingError) {
+          try parser.feed(chunk) { events.append($0) }
+          return nil
+        } catch { return error }
+      }
+      if let failure { throw failure }
+      start = end
+    }
+    try parser.finish { events.append($0) }
+    return events
+  }
+
+  static func one(_ line: String) throws(RecordingError) -> RecordedEvent? {
+    try EvemuRecording.parse(line, path: "r").first
+  }
+
+  static func error(_ text: String) -> RecordingError? {
+    do throws(RecordingError) {
+      _ = try EvemuRecording.parse(text, path: "r")
+      return nil
+    } catch { return error }
+  }
+
+  @Test func valuesAtTheLimitsOfInt32ParseAndOneBeyondAreErrors() throws {
+    #expect(try Self.one("E: 0 1 1 2147483647")?.value == .max)
+    #expect(try Self.one("E: 0 1 1 -2147483648")?.value == .min)
+    #expect(try Self.one("E: 0 1 1 +0005")?.value == 5)
+    #expect(try Self.one("E: 0 1 1 -0")?.value == 0)
+    #expect(try Self.one("E: 0 1 1 00000000000000000000000001")?.value == 1)
+    for bad in [
+      "2147483648", "-2147483649", "99999999999999999999999999999", "-", "+", "1-", "0x1",
+    ] {
+      #expect(
+        Self.error("E: 0 1 1 \(bad)")
+          == RecordingError(
+            path: "r", line: 1, message: "event value \(bad) is not a 32-bit decimal number"))
+    }
+  }
+
+  @Test func typesAndCodesAreOneToFourHexDigitsInEitherCase() throws {
+    #expect(
+      try Self.one("E: 0 FFFF aBcD 1")
+        == RecordedEvent(time: .zero, type: 0xFFFF, code: 0xABCD, value: 1))
+    #expect(try Self.one("E: 0 0 0 1")?.type == 0)
+    #expect(
+      Self.error("E: 0 10000 1 1")?.message == "event type 10000 is not 1 to 4 hex digits")
+    #expect(Self.error("E: 0 1 g 1")?.message == "event code g is not 1 to 4 hex digits")
+    #expect(Self.error("E: 0 1 -1 1")?.message == "event code -1 is not 1 to 4 hex digits")
+  }
+
+  @Test func timestampsUpToTheLargestParseAndLaterOnesAreNamed() throws {
+    let largest = "\(EvemuRecording.maxSeconds).999999999"
+    let events = try EvemuRecording.parse("E: 0.0 0 0 0\nE: \(largest) 0 0 0\n", path: "r")
+    #expect(events.last?.time == .seconds(EvemuRecording.maxSeconds) + .nanoseconds(999_999_999))
+    for late in ["\(EvemuRecording.maxSeconds + 1).0", "999999999999", "999999999999.999999999"] {
+      #expect(
+        Self.error("E: \(late) 0 0 0")?.message
+          == "time \(late) is past the largest one, \(EvemuRecording.maxSeconds) s")
+    }
+    for bad in ["1000000000000", "1.", ".5", "1.2.3", "1,5", "1.5e3", "1.0000000000", "+1.0"] {
+      #expect(
+        Self.error("E: \(bad) 0 0 0")?.message
+          == "\(bad) is not a timestamp like 1700000000.123456")
+    }
+    #expect(try Self.one("E: 1.123456789 0 0 0")?.time == .zero)
+    let fraction = try EvemuRecording.parse(
+      "E: 1 0 0 0\nE: 1.000000001 0 0 0\nE: 1.5 0 0 0", path: "r")
+    #expect(fraction.map(\.time) == [.zero, .nanoseconds(1), .milliseconds(500)])
+  }
+
+  @Test func tabsCarriageReturnsByteOrderMarksAndCommentsAreBlankSpace() throws {
+    let text =
+      "\u{FEFF}# EVEMU 1.3\r\n\tN: pad\r\n  # indented comment\r\nE:\t0.5\t1\t4f\t1\t# EV_KEY\r\n"
+      + "E:0.75 0 0 0#SYN\n\u{FEFF}E: 1.0 1 4f 0 \r\n\u{0B}\u{0C}\r\n"
+    let events = try EvemuRecording.parse(text, path: "r")
+    #expect(
+      events == [
+        RecordedEvent(time: .zero, type: 1, code: 0x4f, value: 1),
+        RecordedEvent(time: .milliseconds(250), type: 0, code: 0, value: 0),
+        RecordedEvent(time: .milliseconds(500), type: 1, code: 0x4f, value: 0),
+      ])
+    #expect(
+      Self.error("E: 0.5 1 4f # 1")?.message
+        == "an E: line needs 4 fields (SECONDS TYPE CODE VALUE), found 3")
+  }
+
+  @Test func truncatedLinesAreErrorsWithTheirLineAndAFinalLineWithoutNewlineCounts() throws {
+    #expect(try EvemuRecording.parse("N: x\nE: 0.5 1 4f 1", path: "r").count == 1)
+    let cases: [(String, String)] = [
+      ("E: 0.5 1 4", "an E: line needs 4 fields (SECONDS TYPE CODE VALUE), found 3"),
+      ("E:", "an E: line needs 4 fields (SECONDS TYPE CODE VALUE), found 0"),
+      ("E", "not an evemu-record line (expected E: SECONDS TYPE CODE VALUE)"),
+      ("N", "not an evemu-record line (expected E: SECONDS TYPE CODE VALUE)"),
+    ]
+    for (last, message) in cases {
+      #expect(
+        Self.error("N: x\nE: 0.5 1 4f 1\n\(last)")
+          == RecordingError(path: "r", line: 3, message: message))
+    }
+  }
+
+  @Test func bytesThatAreNotTextAreErrorsNeverTraps() throws {
+    var every = [UInt8](0...255)
+    every += [0x0A] + Array("E: 1 1 1 1".utf8)
+    #expect(throws: RecordingError.self) { try EvemuRecording.parse(every, path: "bin") }
+    let invalid: [UInt8] = Array("E: 0.5 1 4f ".utf8) + [0xFF, 0xFE] + [0x0A]
+    #expect(
+      throws: RecordingError(
+        path: "bin", line: 1, message: "event value \u{FFFD}\u{FFFD} is not a 32-bit decimal number"
+      )
+    ) {
+      try EvemuRecording.parse(invalid, path: "bin")
+    }
+    // A byte-order mark cut short is not blank space.
+    #expect(throws: RecordingError.self) { try EvemuRecording.parse([0xEF, 0xBB], path: "bin") }
+    #expect(try EvemuRecording.parse([UInt8](), path: "bin").isEmpty)
+  }
+
+  @Test func anOverlongLineIsAnErrorWhereverTheChunksAreCut() throws {
+    let long = "# " + String(repeating: "x", count: EvemuParser.maxLineLength)
+    let bytes = Array("E: 0 0 0 0\n\(long)\nE: 1 0 0 0\n".utf8)
+    let expected = RecordingError(
+      path: "r", line: 2, message: "line is longer than \(EvemuParser.maxLineLength) bytes")
+    #expect(throws: expected) { try EvemuRecording.parse(bytes, path: "r") }
+    for size in [1, 7, 4096, 65536, 65537] {
+      #expect(throws: expected) { try Self.chunked(bytes, size: size) }
+    }
+    // One byte shorter is a comment like any other.
+    let fits = "# " + String(repeating: "x", count: EvemuParser.maxLineLength - 2)
+    #expect(try EvemuRecording.parse("\(fits)\nE: 1 0 0 0", path: "r").count == 1)
+  }
+
+  @Test func everyChunkSizeGivesTheSameEventsAndErrors() throws {
+    let text = EvemuWriter.keyPresses([
+      (.keypad(1), gapSeconds: 0.5), (.keypad(2), gapSeconds: 0.25), (.kpEnter, gapSeconds: 0.01),
+    ])
+    let bytes = Array(text.utf8)
+    let whole = try EvemuRecording.parse(bytes, path: "r")
+    #expect(whole.count == 13)
+    let bad = bytes + Array("E: 9.0 1 4f 1\nE: 8.0 1 4f 0\n".utf8)
+    let badLine = bad.filter { $0 == 0x0A }.count
+    let expected = RecordingError(
+      path: "r", line: badLine, message: "time 8.0 is earlier than the event before it")
+    for size in 1...80 {
+      #expect(try Self.chunked(bytes, size: size) == whole, "chunks of \(size)")
+      #expect(throws: expected) { try Self.chunked(bad, size: size) }
+    }
+  }
+
+  /// Random mutations of a recording (bytes changed, dropped, repeated): never a trap,
+  /// and whole or in chunks of any size, the same events or the same error.
+  @Test func mutatedRecordingsParseTheSameWholeAndInChunks() {
+    let original = Array(
+      EvemuWriter.keyPresses([(.keypad(1), gapSeconds: 0.5), (.kpEnter, gapSeconds: 0.25)]).utf8)
+    let alphabet =
+      Array("E:NB# \t\r\n.-+0123456789abcdefxyz".utf8) + [0x00, 0xEF, 0xBB, 0xBF, 0xFF]
+    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    func random(_ bound: Int) -> Int {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return Int(truncatingIfNeeded: state >> 33) % bound
+    }
+    func outcome(_ body: () throws(RecordingError) -> [RecordedEvent]) -> String {
+      do throws(RecordingError) { return "\(try body())" } catch { return error.description }
+    }
+    for round in 0..<300 {
+      var bytes = original
+      for _ in 0..<(1 + random(6)) {
+        let at = random(bytes.count)
+        switch random(3) {
+        case 0: bytes[at] = alphabet[random(alphabet.count)]
+        case 1: bytes.remove(at: at)
+        default: bytes.insert(contentsOf: bytes[at..<min(bytes.count, at + random(40))], at: at)
+        }
+      }
+      let whole = outcome { () throws(RecordingError) in try EvemuRecording.parse(bytes, path: "m")
+      }
+      let size = 1 + random(97)
+      let chunked = outcome { () throws(RecordingError) in
+        try Self.chunked(bytes, size: size, path: "m")
+      }
+      if whole != chunked {
+        Issue.record("round \(round), chunks of \(size): \(whole) / \(chunked)")
+        return
+      }
+    }
+  }
+
+  @Test func aHugeRecordingParsesInChunksWithEveryEvent() throws {
+    // 40 000 presses, as the replay benchmark uses: 160 001 events, about 9 MB.
+    let keys = (0..<40_000).map { (KeyCode.keypad(UInt8($0 % 10)), gapSeconds: 0.001) }
+    let bytes = Array(EvemuWriter.keyPresses(keys).utf8)
+    #expect(bytes.count > 8_000_000)
+    var count = 0
+    var last = RecordedEvent(time: .zero, type: 0, code: 0, value: 0)
+    var parser = EvemuParser(path: "huge")
+    let failure = bytes.withUnsafeBytes { all -> RecordingError? in
+      var start = 0
+      while start < all.count {
+        let end = min(all.count, start + 65536)
+        do throws(RecordingError) {
+          try parser.feed(UnsafeRawBufferPointer(rebasing: all[start..<end])) {
+            count += 1
+            last = $0
+          }
+        } catch { return error }
+        start = end
+      }
+      return nil
+    }
+    #expect(failure == nil)
+    try parser.finish { _ in count += 1 }
+    #expect(count == 160_001)
+    #expect(parser.line == bytes.filter { $0 == 0x0A }.count)
+    #expect(
+      last == RecordedEvent(time: .microseconds(40_000_000 + 50_000), type: 0, code: 0, value: 0))
+  }
+}
