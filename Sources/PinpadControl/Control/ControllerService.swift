@@ -266,11 +266,16 @@ enum ControllerService {
     }
     var key: CodeTagKey? = nil
     if let keyPath {
-      if FileSystem.exists(keyPath) {
-        key = try TagKeyFile.load(keyPath)
-      } else {
-        key = try TagKeyFile.create(keyPath)
-        ControlMain.printError("pinpadctl hash: created the key file \(keyPath) (mode 0600)")
+      do {
+        if FileSystem.exists(keyPath) {
+          key = try TagKeyFile.load(keyPath)
+        } else {
+          key = try TagKeyFile.create(keyPath)
+          ControlMain.printError("pinpadctl hash: created the key file \(keyPath) (mode 0600)")
+        }
+      } catch {
+        ControlMain.printError("pinpadctl hash: \(error.description)")
+        return 78
       }
     }
     let terminal = FileDescriptor.standardInput.isTerminal
