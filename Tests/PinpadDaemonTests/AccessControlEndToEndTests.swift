@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PinpadCore
 import Testing
 
 /// A listening Unix socket that speaks the daemon's side of the protocol to one client
@@ -163,6 +164,35 @@ final class ProtocolServer {
     serve.kill(SIGTERM)
     #expect(serve.stderr.wait().contains("granted (bob)"))
     #expect(daemon.stop() == 0)
+  }
+
+  @Test func serveWarnsWhenManyLinesWouldBeCheckedInFullAndNotWhenTheyAreTagged() throws {
+    let dir = TempDir()
+    let keyBytes = [UInt8](repeating: 0x5A, count: 32)
+    let key = dir.write("k", CodeTagKey.fileText(keyBytes))
+    chmod(key, 0o600)
+    let id = String(decoding: CodeTagKey(key: keyBytes).id, as: UTF8.self)
+    func lines(_ tag: String) -> String {
+      (0..<64).map { "p\($0):$y$j9T$salt\($0)$hash\($0)" + tag }.joined(separator: "\n") + "\n"
+    }
+    func log(_ text: String, key: String?) throws -> String {
+      let codes = ControllerEndToEndTests.writeCodes(dir, text)
+      let serve = try RunningProcess(
+        E2E.pinpadctl,
+        ["--socket", dir.file("none.sock"), "serve", "--codes", codes]
+          + (key.map { ["--key", $0] } ?? []))
+      E2E.sleep(1.0)
+      serve.kill(SIGTERM)
+      return serve.stderr.wait()
+    }
+    let plain = try log(lines(""), key: nil)
+    #expect(
+      plain.contains("no --key is given; a code alone is checked against 64 hashes"), "\(plain)")
+    let old = try log(lines(""), key: key)
+    #expect(old.contains("64 lines have no tag= made with this key"), "\(old)")
+    let tagged = try log(lines(":tag=\(id).00"), key: key)
+    #expect(!tagged.contains("warning"), "\(tagged)")
+    #expect(tagged.contains("cannot connect"), "serve started: \(tagged)")
   }
 
   @Test func serveRefusesAKeyFileOthersCanReadOrThatIsNotAKey() throws {
