@@ -255,14 +255,17 @@ enum ControllerService {
       throw UsageError(
         "hash: NAME must not be empty or hold a colon, a space or a control character")
     }
-    let entry: EntryConfig
+    // The lengths to warn about: a bad --config FILE is an error; a bad default one only
+    // means the PIN's length is not checked.
+    var entry: EntryConfig? = nil
     do {
       entry = try ConfigLoader.load(
         path: configPath ?? "/etc/pinpadd/pinpadd.conf", required: configPath != nil
       ).entry
     } catch {
       ControlMain.printError(error.description)
-      return 78
+      guard configPath == nil else { return 78 }
+      ControlMain.printError("pinpadctl hash: warning: the PIN's length is not checked")
     }
     var key: CodeTagKey? = nil
     if let keyPath {
@@ -300,7 +303,9 @@ enum ControllerService {
         ControlMain.printError("pinpadctl hash: a PIN is 1 to \(SecretDigits.capacity) digits")
         return 1
       }
-      if let warning = lengthWarning(count: code.count, entry: entry, allowed: code.digitsUsed) {
+      if let entry,
+        let warning = lengthWarning(count: code.count, entry: entry, allowed: code.digitsUsed)
+      {
         ControlMain.printError("pinpadctl hash: warning: \(warning)")
       }
     }
