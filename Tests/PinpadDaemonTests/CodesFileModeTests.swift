@@ -1,3 +1,4 @@
+import PinpadCore
 import Testing
 
 @testable import PinpadControl

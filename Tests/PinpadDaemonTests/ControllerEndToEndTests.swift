@@ -44,7 +44,7 @@ import Testing
     try process.run()
     defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
     terminal.closeFollower()
-    var seen = terminal.readAll(timeout: 5) { $0.contains("Code: ") }
+    var seen = terminal.readAll(timeout: 5) { $0.contains("PIN: ") }
     terminal.type("4321\r")
     seen += terminal.readAll(timeout: 5) { $0.contains("Again: ") }
     terminal.type("4321\r")

@@ -300,7 +300,10 @@ import Testing
       #expect(daemon.contains(example), "\(example) is broken in:\n\(daemon)")
     }
     let control = try render("/man/pinpadctl.1")
-    #expect(control.contains("pinpadctl hash [NAME]"))
+    #expect(
+      control.contains("pinpadctl hash NAME [--card] [--duress] [--key KEYFILE] [--config FILE]"))
+    #expect(control.contains("serve --codes FILE [--key KEYFILE]"))
+    for section in ["CODES FILE", "SCALE"] { #expect(control.contains("\n\(section)\n")) }
     #expect(control.contains("pinpadctl hash alice >> /etc/pinpadd/codes"))
     let readme = try String(contentsOfFile: Self.root + "/README.md", encoding: .utf8)
     let programs = try #require(readme.components(separatedBy: "## Programs").last)

@@ -50,6 +50,39 @@ struct MQTTFleetEndToEndTests {
     #expect(try broker.retained("pinpadd/+/+/verdict").isEmpty)
   }
 
+  @Test("the fleet controller answers card+PIN on one line, card alone, and duress in the payload")
+  func cardsAndDuress() throws {
+    let dir = TempDir()
+    let broker = try Broker(dir: dir)
+    let alice = try AccessControlEndToEndTests.hash(["alice", "--card"], "0012345678\n1357\n")
+    let dave = try AccessControlEndToEndTests.hash(["dave", "--duress"], "9753\n")
+    let codes = ControllerEndToEndTests.writeCodes(dir, alice + "\n" + dave + "\n")
+    let config = dir.write(
+      "c.conf", mqttSection(broker: "mqtt://127.0.0.1:\(broker.port)", topic: "site/controller"))
+    let controller = try Background(
+      E2E.pinpadctl, ["serve", "--codes", codes, "--mqtt", "--config", config], dir: dir,
+      name: "serve")
+    #expect(
+      E2E.waitUntil(timeout: 10) { controller.log.contains("connected to") }, "\(controller.log)")
+    let verdicts = try Subscriber(broker, "pinpadd/+/+/verdict", dir: dir)
+    let cases: [(String, String, Bool)] = [
+      (#""code":"1357","card":"0012345678""#, "granted", false),
+      (#""code":"9753","card":"0012345678""#, "denied", false),
+      (#""card":"0012345678""#, "granted", false),
+      (#""code":"9753""#, "granted", true),
+    ]
+    for (n, (secrets, result, duress)) in cases.enumerated() {
+      try broker.publish(
+        "pinpadd/d\(n)/main/code", #"{"type":"code","id":"f-\#(n)","keypad":"main",\#(secrets)}"#)
+      let answer = verdicts.waitFor("pinpadd/d\(n)/main/verdict")
+      #expect(answer?.json?["id"] as? String == "f-\(n)")
+      #expect(answer?.json?["result"] as? String == result, "case \(n): \(controller.log)")
+      #expect((answer?.json?["duress"] as? Bool ?? false) == duress, "case \(n)")
+    }
+    #expect(controller.log.contains("DURESS: dave on pinpadd/d3/main"), "\(controller.log)")
+    for secret in ["1357", "9753", "0012345678"] { #expect(!controller.log.contains(secret)) }
+  }
+
   @Test("--topics must be a filter ending in /+/code (exit 64); --topics narrows what is answered")
   func topicsFilter() throws {
     let dir = TempDir()

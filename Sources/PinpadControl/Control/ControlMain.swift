@@ -8,19 +8,21 @@ public enum ControlMain {
     Usage: pinpadctl [--socket PATH] listen
            pinpadctl [--socket PATH] status
            pinpadctl [--socket PATH] verdict ID granted|denied [--message TEXT]
-           pinpadctl [--socket PATH] serve --codes FILE
-           pinpadctl serve --codes FILE --mqtt [--topics FILTER] [--config FILE]
+           pinpadctl [--socket PATH] serve --codes FILE [--key FILE]
+           pinpadctl serve --codes FILE [--key FILE] --mqtt [--topics FILTER] [--config FILE]
            pinpadctl [--socket PATH] mqtt [--config FILE]
-           pinpadctl hash [NAME]
+           pinpadctl hash NAME [--card] [--duress] [--key FILE] [--config FILE]
            pinpadctl --version | -V | --help
 
       listen    print each event from the daemon as one JSON line
       status    print the daemon's status as JSON
       verdict   answer attempt ID
-      serve     a reference controller: grant codes whose crypt(3) hash is in FILE;
+      serve     a reference controller: grant codes and cards whose crypt(3) hashes are
+                in FILE (--key: the key of its tag= options, for large files);
                 with --mqtt it answers every device on the broker of [MQTT] in the config
       mqtt      bridge the daemon to the MQTT broker of [MQTT] (pinpadctl mqtt --help)
-      hash      read a code from the terminal (no echo), print a NAME:HASH line for FILE
+      hash      read a PIN (--card: and a card number) from the terminal (no echo),
+                print the line for FILE (--duress: a duress code; --key: with tags)
     """
 
   public static func run(arguments: [String]) -> Int32 {

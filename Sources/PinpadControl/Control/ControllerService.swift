@@ -3,14 +3,16 @@ import PinpadCore
 import PinpadDaemon
 import PinpadSystem
 
-/// `pinpadctl serve` and `pinpadctl hash`: the reference controller (SPEC §4.4).
+/// `pinpadctl serve` and `pinpadctl hash`: the reference controller (SPEC §4.4, §9).
 ///
-/// `serve` answers every `code` with `granted` when crypt(3) of the code matches any
-/// hash in the codes file, else `denied`. It re-reads the file when it changes (checked
-/// before each code), and when the daemon goes away (restart, upgrade) it reconnects,
-/// retrying every second, so a door keeps working across daemon restarts; only a
-/// `forbidden` answer, which retrying cannot fix, ends it. The code's bytes are checked
-/// in place in one fixed buffer and zeroed; no code is ever printed.
+/// `serve` answers every `code` message with `granted` when its code and/or card match a
+/// line of the codes file (`CodesLookup`), else `denied`; a duress line's grant carries
+/// `"duress":true` and is logged as a warning with the person's name. It re-reads the
+/// file when it changes (checked before each code), and when the daemon goes away
+/// (restart, upgrade) it reconnects, retrying every second, so a door keeps working
+/// across daemon restarts; only a `forbidden` answer, which retrying cannot fix, ends
+/// it. The secrets are checked in place in one fixed buffer and zeroed; no code or card
+/// number is ever printed.
 enum ControllerService {
   static let retryMicroseconds: UInt32 = 1_000_000
 
@@ -25,12 +27,14 @@ enum ControllerService {
   static func main(socketPath: String, arguments: [String]) throws -> Int32 {
     var words = Arguments(arguments)
     var path: String? = nil
+    var keyPath: String? = nil
     var mqtt = false
     var filter: String? = nil
     var configPath: String? = nil
     while let word = words.next() {
       switch word.name {
       case "--codes": path = try words.value(of: word)
+      case "--key": keyPath = try words.value(of: word)
       case "--mqtt":
         try words.flag(word)
         mqtt = true
@@ -38,14 +42,22 @@ enum ControllerService {
       case "--config": configPath = try words.value(of: word)
       default:
         throw UsageError(
-          "serve --codes FILE [--mqtt [--topics FILTER] [--config FILE]] (unexpected \(word.text))")
+          "serve --codes FILE [--key FILE] [--mqtt [--topics FILTER] [--config FILE]]"
+            + " (unexpected \(word.text))")
       }
     }
     if !mqtt, filter != nil || configPath != nil {
       throw UsageError("serve: --topics and --config go with --mqtt")
     }
     guard let path, !path.isEmpty else { throw UsageError("serve needs --codes FILE") }
-    var codes = CodesFile(path: path)
+    var key: CodeTagKey? = nil
+    if let keyPath {
+      do { key = try TagKeyFile.load(keyPath) } catch {
+        throw CodesFileRefused(description: error.description)
+      }
+    }
+    var codes = WatchedCodesFile(path: path)
+    let verifier = CodeVerifier(key: key)
     let problems = codes.reloadIfChanged() ?? []
     for problem in problems where problem != codes.refusal { ControlMain.printError(problem) }
     guard FileSystem.exists(path) else {
@@ -53,12 +65,12 @@ enum ControllerService {
     }
     if let refusal = codes.refusal { throw CodesFileRefused(description: refusal) }
     if codes.entries.isEmpty {
-      ControlMain.printError("pinpadctl serve: \(path) holds no usable hash; every code is denied")
+      ControlMain.printError("pinpadctl serve: \(path) holds no usable line; every code is denied")
     }
-    let hasher = PasswordHasher()
+    warnAboutUntaggedLines(codes, verifier)
     if mqtt {
       return try FleetController.run(
-        codes: codes, hasher: hasher, filter: filter ?? FleetController.defaultFilter,
+        codes: codes, verifier: verifier, filter: filter ?? FleetController.defaultFilter,
         configPath: configPath ?? "/etc/pinpadd/pinpadd.conf", configGiven: configPath != nil)
     }
     var said = false
@@ -74,7 +86,7 @@ enum ControllerService {
         continue
       }
       said = false
-      let reason = serve(connection: fd, codes: &codes, hasher: hasher, socketPath: socketPath)
+      let reason = serve(connection: fd, codes: &codes, verifier: verifier, socketPath: socketPath)
       fd.close()
       if case .refused(let why) = reason {
         throw ControlError("\(socketPath): \(why)")
@@ -84,6 +96,21 @@ enum ControllerService {
     }
   }
 
+  /// Lines a code alone is crypt(3)-checked against one by one; past this many the
+  /// verdict takes long enough (about 16 ms a line, spread over the cores) to say so.
+  static let slowLineWarning = 64
+
+  static func warnAboutUntaggedLines(_ codes: WatchedCodesFile, _ verifier: CodeVerifier) {
+    let slow = CodesLookup.untaggedPinLines(in: codes.entries, key: verifier.key)
+    guard slow >= slowLineWarning else { return }
+    let how =
+      verifier.key == nil
+      ? "no --key is given" : "\(slow) lines have no tag= made with this key"
+    ControlMain.printError(
+      "pinpadctl serve: warning: \(codes.path): \(how); a code alone is checked against"
+        + " \(slow) hashes one by one (slow; see pinpadctl(1), SCALE)")
+  }
+
   enum EndOfService {
     case lost
     case refused(String)
@@ -91,7 +118,7 @@ enum ControllerService {
 
   /// One connection: the greeting, then every line until the daemon goes away.
   static func serve(
-    connection fd: FileDescriptor, codes: inout CodesFile, hasher: PasswordHasher,
+    connection fd: FileDescriptor, codes: inout WatchedCodesFile, verifier: CodeVerifier,
     socketPath: String
   ) -> EndOfService {
     let reader = SecretLineReader(fd: fd)
@@ -113,23 +140,19 @@ enum ControllerService {
       }
       switch type {
       case "code":
-        guard let id = fields.text("id", in: line), let range = fields.range(of: "code") else {
+        guard let id = fields.text("id", in: line) else {
+          zeroSecrets(fields, line)
           continue
         }
         let keypad = fields.text("keypad", in: line) ?? "?"
-        let mutableLine = UnsafeMutableBufferPointer(mutating: line)
-        let match = check(
-          UnsafeMutableBufferPointer(rebasing: mutableLine[range]), codes: &codes, hasher: hasher)
-        let result = match == nil ? "denied" : "granted"
-        let answer = JSONValue.object([
-          ("type", .string("verdict")), ("id", .string(id)), ("result", .string(result)),
-        ])
+        let match = decide(fields, line, codes: &codes, verifier: verifier)
+        let answer = JSONValue.object([("type", .string("verdict"))] + verdictMembers(id, match))
         do { try fd.writeAll(Array((answer.serialized + "\n").utf8)) } catch {
           return .lost
         }
-        ControlMain.printError(
-          "pinpadctl serve: attempt \(id) on keypad \(keypad): \(result)"
-            + (match.map { " (\($0))" } ?? ""))
+        for text in logLines(id: id, place: "keypad \(keypad)", match) {
+          ControlMain.printError("pinpadctl serve: " + text)
+        }
       case "error":
         ControlMain.printError(
           "pinpadctl serve: the daemon says: \(fields.text("reason", in: line) ?? "error")")
@@ -139,68 +162,216 @@ enum ControllerService {
     }
   }
 
-  /// The name of the first entry whose hash the code matches, nil when none does.
-  /// Zeroes `code` (in the line buffer) and its NUL-terminated copy before returning.
-  static func check(
-    _ code: UnsafeMutableBufferPointer<UInt8>, codes: inout CodesFile, hasher: PasswordHasher
-  ) -> String? {
-    let copy = UnsafeMutablePointer<CChar>.allocate(capacity: SecretDigits.capacity + 1)
-    copy.initialize(repeating: 0, count: SecretDigits.capacity + 1)
-    defer {
-      explicitZero(copy, SecretDigits.capacity + 1)
-      copy.deallocate()
-      if let base = code.baseAddress { explicitZero(base, code.count) }
+  /// The line matched by a code message's `code` and/or `card` (nil: denied). Re-reads
+  /// the codes file first when it changed; zeroes both values in `line`.
+  static func decide(
+    _ fields: JSONFields, _ line: UnsafeBufferPointer<UInt8>, codes: inout WatchedCodesFile,
+    verifier: CodeVerifier
+  ) -> CodeVerifier.Match? {
+    let mutableLine = UnsafeMutableBufferPointer(mutating: line)
+    let code = fields.range(of: "code").map {
+      UnsafeMutableBufferPointer(rebasing: mutableLine[$0])
     }
-    // Only 1...32 ASCII digits can be a code; anything else is denied unchecked.
-    guard (1...SecretDigits.capacity).contains(code.count),
-      code.allSatisfy({ (0x30...0x39).contains($0) })
-    else { return nil }
-    for i in 0..<code.count { copy[i] = CChar(bitPattern: code[i]) }
-    for problem in codes.reloadIfChanged() ?? [] { ControlMain.printError(problem) }
-    for entry in codes.entries where hasher.matches(code: copy, hash: entry.hash) {
-      return entry.name
+    let card = fields.range(of: "card").map {
+      UnsafeMutableBufferPointer(rebasing: mutableLine[$0])
     }
-    return nil
+    if let problems = codes.reloadIfChanged() {
+      for problem in problems { ControlMain.printError(problem) }
+      warnAboutUntaggedLines(codes, verifier)
+    }
+    guard code != nil || card != nil else { return nil }
+    return verifier.check(code: code, card: card, entries: codes.entries)
+  }
+
+  /// Zeroes the `code` and `card` values of a line that is not answered.
+  static func zeroSecrets(_ fields: JSONFields, _ line: UnsafeBufferPointer<UInt8>) {
+    let mutableLine = UnsafeMutableBufferPointer(mutating: line)
+    for key in ["code", "card"] {
+      if let range = fields.range(of: key), let base = mutableLine.baseAddress {
+        explicitZero(base + range.lowerBound, range.count)
+      }
+    }
+  }
+
+  /// `"id"`, `"result"` and, for a duress line, `"duress":true`.
+  static func verdictMembers(_ id: String, _ match: CodeVerifier.Match?) -> [(String, JSONValue)] {
+    var members: [(String, JSONValue)] = [
+      ("id", .string(id)), ("result", .string(match == nil ? "denied" : "granted")),
+    ]
+    if match?.duress == true { members.append(("duress", .bool(true))) }
+    return members
+  }
+
+  /// What `serve` logs for one attempt: the verdict with the person's name, and for a
+  /// duress line a warning first. Never the code or card.
+  static func logLines(id: String, place: String, _ match: CodeVerifier.Match?) -> [String] {
+    guard let match else { return ["attempt \(id) on \(place): denied"] }
+    if match.duress {
+      return [
+        "warning: DURESS: \(match.name) on \(place) (attempt \(id)); the door was opened",
+        "attempt \(id) on \(place): granted (\(match.name), duress)",
+      ]
+    }
+    return ["attempt \(id) on \(place): granted (\(match.name))"]
   }
 
   // MARK: hash
 
-  /// `pinpadctl hash [NAME]`: reads a code (from the terminal without echo, twice; or
-  /// one line of standard input when it is not a terminal) and prints `NAME:HASH`.
+  static let hashUsage = "hash NAME [--card] [--duress] [--key FILE] [--config FILE]"
+
+  /// `pinpadctl hash NAME [--card] [--duress] [--key FILE] [--config FILE]`: reads a PIN
+  /// (and with `--card` first a card number; an empty PIN then makes a card-only line),
+  /// from the terminal without echo, twice each, or one line each from standard input
+  /// when it is not a terminal, and prints the codes-file line. Warns when the PIN's
+  /// length or digits do not fit the daemon's `[Entry]` settings.
   static func hashMain(arguments: [String]) throws -> Int32 {
-    guard arguments.count <= 1 else { throw UsageError("hash [NAME]") }
-    let name = arguments.first ?? "code"
-    guard !name.isEmpty, !name.contains(where: { $0 == ":" || $0.isWhitespace }) else {
-      throw UsageError("hash: NAME must not be empty or hold a colon or a space")
+    var words = Arguments(arguments)
+    var name: String? = nil
+    var withCard = false
+    var duress = false
+    var keyPath: String? = nil
+    var configPath: String? = nil
+    while let word = words.next() {
+      switch word.name {
+      case "--card":
+        try words.flag(word)
+        withCard = true
+      case "--duress":
+        try words.flag(word)
+        duress = true
+      case "--key": keyPath = try words.value(of: word)
+      case "--config": configPath = try words.value(of: word)
+      default:
+        guard name == nil, !word.text.hasPrefix("-") else {
+          throw UsageError("\(hashUsage) (unexpected \(word.text))")
+        }
+        name = word.text
+      }
+    }
+    let who = name ?? "code"
+    guard !who.isEmpty, !who.contains(where: { $0 == ":" || $0.isWhitespace }),
+      !who.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+    else {
+      throw UsageError(
+        "hash: NAME must not be empty or hold a colon, a space or a control character")
+    }
+    // The lengths to warn about: a bad --config FILE is an error; a bad default one only
+    // means the PIN's length is not checked.
+    var entry: EntryConfig? = nil
+    do {
+      entry = try ConfigLoader.load(
+        path: configPath ?? "/etc/pinpadd/pinpadd.conf", required: configPath != nil
+      ).entry
+    } catch {
+      ControlMain.printError(error.description)
+      guard configPath == nil else { return 78 }
+      ControlMain.printError("pinpadctl hash: warning: the PIN's length is not checked")
+    }
+    var key: CodeTagKey? = nil
+    if let keyPath {
+      do {
+        if FileSystem.exists(keyPath) {
+          key = try TagKeyFile.load(keyPath)
+        } else {
+          key = try TagKeyFile.create(keyPath)
+          ControlMain.printError("pinpadctl hash: created the key file \(keyPath) (mode 0600)")
+        }
+      } catch {
+        ControlMain.printError("pinpadctl hash: \(error.description)")
+        return 78
+      }
+    }
+    let terminal = FileDescriptor.standardInput.isTerminal
+    let card = SecretInput()
+    defer { card.wipe() }
+    if withCard {
+      guard read(card, "Card: ", terminal: terminal) else { return 1 }
+      guard card.isValidCard else {
+        ControlMain.printError(
+          "pinpadctl hash: a card number is 1 to \(CodesLookup.maxCardLength) letters or digits")
+        return 1
+      }
     }
     let code = SecretInput()
     defer { code.wipe() }
-    if FileDescriptor.standardInput.isTerminal {
-      let again = SecretInput()
-      defer { again.wipe() }
-      guard code.readFromTerminal(prompt: "Code: "), again.readFromTerminal(prompt: "Again: ")
-      else {
-        ControlMain.printError("pinpadctl hash: cancelled")
-        return 1
-      }
-      guard code.count == again.count, constantTimeEqual(code.bytes, code.count, again.array())
-      else {
-        ControlMain.printError("pinpadctl hash: the two codes differ")
-        return 1
-      }
-    } else {
-      code.readLine(from: .standardInput)
-    }
-    guard code.isValidCode else {
-      ControlMain.printError("pinpadctl hash: a code is 1 to \(SecretDigits.capacity) digits")
+    guard read(code, withCard ? "PIN (empty: card only): " : "PIN: ", terminal: terminal) else {
       return 1
     }
-    guard let hash = PasswordHasher().makeHash(code: code.cString) else {
-      ControlMain.printError("pinpadctl hash: libcrypt could not make a yescrypt hash")
-      return 1
+    let cardOnly = withCard && code.count == 0
+    if !cardOnly {
+      guard code.isValidCode else {
+        ControlMain.printError("pinpadctl hash: a PIN is 1 to \(SecretDigits.capacity) digits")
+        return 1
+      }
+      if let entry,
+        let warning = lengthWarning(count: code.count, entry: entry, allowed: code.digitsUsed)
+      {
+        ControlMain.printError("pinpadctl hash: warning: \(warning)")
+      }
     }
-    ControlMain.printLine("\(name):\(hash)")
+    let hasher = PasswordHasher()
+    var line = CodesFile.Entry(name: who, pinHash: nil, duress: duress)
+    if !cardOnly {
+      guard let hash = hasher.makeHash(code: code.cString) else {
+        ControlMain.printError("pinpadctl hash: libcrypt could not make a yescrypt hash")
+        return 1
+      }
+      line.pinHash = Array(hash.utf8)
+      line.pinTag = key?.tag(
+        .pin, hash: line.pinHash!, secret: code.buffer, digits: CodeTag.pinDigits)
+    }
+    if withCard {
+      guard let hash = hasher.makeHash(code: card.cString) else {
+        ControlMain.printError("pinpadctl hash: libcrypt could not make a yescrypt hash")
+        return 1
+      }
+      line.cardHash = Array(hash.utf8)
+      line.cardTag = key?.tag(
+        .card, hash: line.cardHash!, secret: card.buffer, digits: CodeTag.cardDigits)
+    }
+    ControlMain.printLine(line.text)
     return 0
+  }
+
+  /// Reads one secret into `input`: on a terminal twice without echo (they must agree),
+  /// else one line of standard input. False (after saying why) when cancelled.
+  private static func read(_ input: SecretInput, _ prompt: String, terminal: Bool) -> Bool {
+    guard terminal else {
+      input.readLine(from: .standardInput)
+      return true
+    }
+    let again = SecretInput()
+    defer { again.wipe() }
+    guard input.readFromTerminal(prompt: prompt), again.readFromTerminal(prompt: "Again: ")
+    else {
+      ControlMain.printError("pinpadctl hash: cancelled")
+      return false
+    }
+    guard input.count == again.count, constantTimeEqual(input.bytes, input.count, again.array())
+    else {
+      ControlMain.printError("pinpadctl hash: the two entries differ")
+      return false
+    }
+    return true
+  }
+
+  /// Why a PIN of `count` digits (using the digits `allowed`) cannot be typed on the
+  /// daemon's keypads, nil when it can. Names lengths and digits, never the PIN.
+  static func lengthWarning(count: Int, entry: EntryConfig, allowed digits: Set<UInt8>) -> String? {
+    if let length = entry.length, count != length {
+      return "the PIN has \(count) digits but the keypads take exactly \(length) ([Entry] Length=)"
+    }
+    if entry.length == nil, count < entry.minLength {
+      return "the PIN has \(count) digits, fewer than [Entry] MinLength=\(entry.minLength)"
+    }
+    if entry.length == nil, count > entry.maxLength {
+      return "the PIN has \(count) digits, more than [Entry] MaxLength=\(entry.maxLength)"
+    }
+    let refused = digits.subtracting(entry.allowedDigits)
+    if !refused.isEmpty {
+      return "the PIN uses a digit that [Entry] AllowedDigits= leaves out"
+    }
+    return nil
   }
 }
 
@@ -231,6 +402,13 @@ final class SecretInput {
 
   /// A copy for comparing (the caller's array is short-lived; only used for equality).
   func array() -> [UInt8] { Array(UnsafeBufferPointer(start: bytes, count: count)) }
+
+  var buffer: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: bytes, count: count) }
+
+  /// The digit values (0...9) the input uses.
+  var digitsUsed: Set<UInt8> { Set((0..<count).map { bytes[$0] &- 0x30 }) }
+
+  var isValidCard: Bool { !overflow && CodesLookup.isCard(buffer) }
 
   var isValidCode: Bool {
     !overflow && (1...SecretDigits.capacity).contains(count)

@@ -6,13 +6,14 @@ import PinpadSystem
 /// `pinpadctl serve --codes FILE --mqtt`: answers the codes of every device on the
 /// broker (SPEC §8.3). Subscribes to `--topics FILTER` (default `pinpadd/+/+/code`) and
 /// publishes each verdict to the `verdict` topic beside the code's. The codes file is
-/// the one of the local `serve`, checked the same way; the payload that held the code
-/// is zeroed in libmosquitto's buffer once checked.
+/// the one of the local `serve`, checked by the same rules (a code, a card, or both on
+/// one line; `"duress":true` in a duress line's verdict); the payload that held the
+/// code and card is zeroed in libmosquitto's buffer once checked.
 enum FleetController {
   static let defaultFilter = "pinpadd/+/+/code"
 
   static func run(
-    codes initial: CodesFile, hasher: PasswordHasher, filter: String, configPath: String,
+    codes initial: WatchedCodesFile, verifier: CodeVerifier, filter: String, configPath: String,
     configGiven: Bool
   ) throws -> Int32 {
     if let problem = MQTTTopic.problemAsCodeFilter(filter) { throw UsageError(problem) }
@@ -30,29 +31,23 @@ enum FleetController {
       let rc = client.subscribe(filter)
       if rc != 0 { log.warning("cannot subscribe to \(filter): \(MQTTClient.describe(rc))") }
     }
-    var pending: [(topic: String, payload: String, line: String)] = []
+    var pending: [(topic: String, payload: String, lines: [String])] = []
     session.onMessage = { topic, payload in
       defer { if let base = payload.baseAddress { explicitZero(base, payload.count) } }
       guard MQTTTopic.matches(topic, filter: filter),
         let verdictTopic = MQTTTopic.verdictTopic(forCodeTopic: topic)
       else { return }
-      let bytes = payload.bindMemory(to: UInt8.self)
-      guard let fields = JSONFields(UnsafeBufferPointer(bytes)),
-        let id = fields.text("id", in: UnsafeBufferPointer(bytes)),
-        let range = fields.range(of: "code")
+      let line = UnsafeBufferPointer(payload.bindMemory(to: UInt8.self))
+      guard let fields = JSONFields(line), let id = fields.text("id", in: line),
+        fields.range(of: "code") != nil || fields.range(of: "card") != nil
       else {
         log.warning("\(topic): not a code message; ignored")
         return
       }
-      let match = ControllerService.check(
-        UnsafeMutableBufferPointer(rebasing: bytes[range]), codes: &codes, hasher: hasher)
-      let result = match == nil ? "denied" : "granted"
-      let answer = JSONValue.object([("id", .string(id)), ("result", .string(result))])
-      pending.append(
-        (
-          verdictTopic, answer.serialized,
-          "attempt \(id) on \(topic.dropLast(5)): \(result)" + (match.map { " (\($0))" } ?? "")
-        ))
+      let match = ControllerService.decide(fields, line, codes: &codes, verifier: verifier)
+      let answer = JSONValue.object(ControllerService.verdictMembers(id, match))
+      let logged = ControllerService.logLines(id: id, place: String(topic.dropLast(5)), match)
+      pending.append((verdictTopic, answer.serialized, logged))
     }
     session.start(now: Clock.monotonic())
     while true {
@@ -83,7 +78,13 @@ enum FleetController {
       for item in pending {
         if let client = session.client, session.isConnected {
           client.publish(topic: item.topic, text: item.payload, retain: false)
-          log.info(item.line)
+          for line in item.lines {
+            if line.hasPrefix("warning: ") {
+              log.warning(String(line.dropFirst(9)))
+            } else {
+              log.info(line)
+            }
+          }
         }
       }
       pending.removeAll()

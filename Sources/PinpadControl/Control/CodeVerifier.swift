@@ -1,0 +1,113 @@
+import Dispatch
+import Glibc
+import PinpadCore
+import PinpadDaemon
+import Synchronization
+
+/// Decides a code message against the codes file (SPEC §9.3, `CodesLookup`): the tags
+/// narrow the lines to a few candidates, then the slow crypt(3) checks run on every core
+/// (one `PasswordHasher` each). The first matching line in file order wins.
+final class CodeVerifier: @unchecked Sendable {
+  struct Match: Equatable {
+    var name: String
+    var duress: Bool
+  }
+
+  let key: CodeTagKey?
+  /// One per worker; worker `w` alone uses `hashers[w]` (hence @unchecked Sendable).
+  private let hashers: [PasswordHasher]
+
+  init(key: CodeTagKey?, workers: Int = CodeVerifier.cores) {
+    self.key = key
+    hashers = (0..<max(1, workers)).map { _ in PasswordHasher() }
+  }
+
+  static var cores: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+
+  /// The line that `code` and/or `card` match, nil when none does (or when what was
+  /// sent cannot be a code or a card). Zeroes both buffers (in the caller's line) and
+  /// every copy before returning.
+  func check(
+    code: UnsafeMutableBufferPointer<UInt8>?, card: UnsafeMutableBufferPointer<UInt8>?,
+    entries: [CodesFile.Entry]
+  ) -> Match? {
+    let codeCopy = SecretCString(capacity: SecretDigits.capacity)
+    let cardCopy = SecretCString(capacity: CodesLookup.maxCardLength)
+    defer {
+      for buffer in [code, card] {
+        if let base = buffer?.baseAddress { explicitZero(base, buffer!.count) }
+      }
+    }
+    if let code {
+      guard CodesLookup.isCode(UnsafeBufferPointer(code)) else { return nil }
+      codeCopy.set(code)
+    }
+    if let card {
+      guard CodesLookup.isCard(UnsafeBufferPointer(card)) else { return nil }
+      cardCopy.set(card)
+    }
+    let candidates = CodesLookup.candidates(
+      in: entries, code: code.map { UnsafeBufferPointer($0) },
+      card: card.map { UnsafeBufferPointer($0) }, key: key)
+    guard let found = firstMatch(candidates, entries: entries, code: codeCopy, card: cardCopy)
+    else { return nil }
+    return Match(name: entries[found].name, duress: entries[found].duress)
+  }
+
+  /// The entry index of the first candidate whose checks all pass. Workers take the
+  /// candidates in turn; one found at position p stops the others from starting any
+  /// after p.
+  private func firstMatch(
+    _ candidates: [CodesLookup.Candidate], entries: [CodesFile.Entry], code: SecretCString,
+    card: SecretCString
+  ) -> Int? {
+    guard !candidates.isEmpty else { return nil }
+    let best = Atomic<Int>(Int.max)
+    let workers = min(hashers.count, candidates.count)
+    DispatchQueue.concurrentPerform(iterations: workers) { worker in
+      let hasher = hashers[worker]
+      for position in stride(from: worker, to: candidates.count, by: workers) {
+        if best.load(ordering: .relaxed) < position { return }
+        let candidate = candidates[position]
+        let entry = entries[candidate.index]
+        let passed = candidate.checks.allSatisfy { check in
+          switch check {
+          case .pin: hasher.matches(code: code.pointer, hash: entry.pinHash ?? [])
+          case .card: hasher.matches(code: card.pointer, hash: entry.cardHash ?? [])
+          }
+        }
+        if passed {
+          _ = best.min(position, ordering: .relaxed)
+          return
+        }
+      }
+    }
+    let position = best.load(ordering: .relaxed)
+    return position == Int.max ? nil : candidates[position].index
+  }
+}
+
+/// A NUL-terminated copy of a secret for crypt(3), in its own buffer, zeroed on deinit.
+final class SecretCString: @unchecked Sendable {
+  let capacity: Int
+  private let bytes: UnsafeMutablePointer<CChar>
+
+  init(capacity: Int) {
+    self.capacity = capacity
+    bytes = .allocate(capacity: capacity + 1)
+    bytes.initialize(repeating: 0, count: capacity + 1)
+  }
+  deinit {
+    explicitZero(bytes, capacity + 1)
+    bytes.deallocate()
+  }
+
+  /// Copies `source` (at most `capacity` bytes) and terminates it.
+  func set(_ source: UnsafeMutableBufferPointer<UInt8>) {
+    let count = min(source.count, capacity)
+    for i in 0..<count { bytes[i] = CChar(bitPattern: source[i]) }
+    bytes[count] = 0
+  }
+
+  var pointer: UnsafePointer<CChar> { UnsafePointer(bytes) }
+}

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Benchmark: verdict times of `pinpadctl serve` for codes files of 1000 and 10000 people
+# (issue 12), through the real serve over a real Unix socket. A small protocol server
+# (Python) plays the daemon: it sends code messages (PIN only, right and wrong; card +
+# PIN) and times each until its verdict. Prints one `name: value` line per figure (the
+# median in milliseconds); asserts nothing.
+#
+# The people (10000 `pinpadctl hash --card --key` lines, each with a 6-digit PIN and a
+# 10-digit card) take minutes to make at yescrypt's default cost: they are made once and
+# kept in .build/bench/ (delete it to make them again).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+SWIFT=${SWIFT:-swift}
+RELEASE_FLAGS=(-c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now)
+"$SWIFT" build "${RELEASE_FLAGS[@]}" --product pinpadctl >&2
+PINPADCTL=$("$SWIFT" build "${RELEASE_FLAGS[@]}" --show-bin-path)/pinpadctl
+CACHE=.build/bench
+mkdir -p "$CACHE"
+exec python3 - "$PINPADCTL" "$CACHE" <<'PY'
+import concurrent.futures, json, os, socket, statistics, subprocess, sys, tempfile, time
+
+pinpadctl, cache = sys.argv[1], sys.argv[2]
+PEOPLE = 10000
+key = os.path.join(cache, "serve.key")
+people = os.path.join(cache, f"serve-{PEOPLE}.codes")
+
+def pin(i): return "%06d" % ((i * 7919 + 12345) % 10**6)
+def card(i): return "00%08d" % ((i * 104729 + 1000000) % 10**8)
+
+if not os.path.exists(people):
+    empty = os.path.join(cache, "empty.conf")
+    open(empty, "w").close()
+    if not os.path.exists(key):
+        # hash --key makes the key when it is missing; make it once, before the pool.
+        subprocess.run([pinpadctl, "hash", "seed", "--key", key, "--config", empty],
+                       input="123456\n", text=True, capture_output=True, check=True)
+    def line(i):
+        run = subprocess.run(
+            [pinpadctl, "hash", "p%05d" % i, "--card", "--key", key, "--config", empty],
+            input=card(i) + "\n" + pin(i) + "\n", text=True, capture_output=True, check=True)
+        return run.stdout.strip()
+    print(f"making {PEOPLE} codes-file lines in {people} (once; minutes)", file=sys.stderr)
+    started = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        lines = list(pool.map(line, range(PEOPLE)))
+    with open(people + ".tmp", "w") as f:
+        f.write("\n".join(lines) + "\n")
+    os.chmod(people + ".tmp", 0o600)
+    os.rename(people + ".tmp", people)
+    print(f"made them in {time.monotonic() - started:.0f} s", file=sys.stderr)
+
+all_lines = open(people).read().splitlines()
+
+class Serve:
+    """`pinpadctl serve` connected to a listening socket that plays the daemon."""
+    def __init__(self, count, use_key=True):
+        self.dir = tempfile.mkdtemp(prefix="pinpadd-bench-")
+        codes = os.path.join(self.dir, "codes")
+        with open(codes, "w") as f:
+            f.write("\n".join(all_lines[:count]) + "\n")
+        os.chmod(codes, 0o600)
+        path = os.path.join(self.dir, "s.sock")
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(path)
+        listener.listen(1)
+        args = [pinpadctl, "--socket", path, "serve", "--codes", codes]
+        if use_key: args += ["--key", key]
+        self.process = subprocess.Popen(args, stderr=subprocess.DEVNULL)
+        listener.settimeout(30)
+        self.conn, _ = listener.accept()
+        listener.close()
+        self.conn.sendall(b'{"type":"hello","protocol":1,"version":"bench"}\n')
+        self.buffer = b""
+        self.n = 0
+
+    def ask(self, members):
+        self.n += 1
+        message = {"type": "code", "id": f"b{self.n}", "keypad": "door", **members}
+        started = time.monotonic()
+        self.conn.sendall(json.dumps(message).encode() + b"\n")
+        while True:
+            while b"\n" not in self.buffer:
+                chunk = self.conn.recv(4096)
+                if not chunk: raise SystemExit("serve went away")
+                self.buffer += chunk
+            line, self.buffer = self.buffer.split(b"\n", 1)
+            verdict = json.loads(line)
+            if verdict.get("id") == f"b{self.n}":
+                return (time.monotonic() - started) * 1000, verdict["result"]
+
+    def close(self):
+        self.process.terminate()
+        self.process.wait()
+
+def figure(name, serve, members_of, expected, repeats):
+    times = []
+    for r in range(repeats):
+        ms, result = serve.ask(members_of(r))
+        if result != expected:
+            print(f"# {name}: got {result}, expected {expected}", file=sys.stderr)
+        times.append(ms)
+    print(f"{name}: {statistics.median(times):.1f}", flush=True)
+
+for count in (1000, PEOPLE):
+    serve = Serve(count)
+    person = lambda r: (r * 7907) % count
+    figure(f"serve_pin_{count}_ms", serve, lambda r: {"code": pin(person(r))}, "granted", 15)
+    figure(f"serve_pin_wrong_{count}_ms", serve, lambda r: {"code": "%07d" % (r * 3331)}, "denied", 15)
+    figure(f"serve_card_pin_{count}_ms", serve,
+           lambda r: {"card": card(person(r)), "code": pin(person(r))}, "granted", 15)
+    serve.close()
+
+# The same 1000 lines without the key: every hash is checked (on every core).
+serve = Serve(1000, use_key=False)
+figure("serve_pin_wrong_1000_untagged_ms", serve, lambda r: {"code": "1234567"}, "denied", 3)
+serve.close()
+PY
