@@ -2,10 +2,11 @@
 # Card + PIN end to end (SPEC §9) on the real kernel: USB keyboard 1 (port 1) is keypad
 # door's keypad by Match=phys:, keyboard 2 (port 2) its card reader by CardReader=phys:,
 # CardMode=card+pin. A card typed on the reader (digits, Enter) and then a PIN on the
-# keypad give ONE code message carrying both; `pinpadctl serve` grants the right pair,
-# denies the right PIN with an unknown card and with another person's card, and grants
-# a duress PIN with its card, after which an `alarm` reaches `pinpadctl listen` and
-# serve logs a warning with the name. No digit of a PIN or card reaches either log.
+# keypad give ONE code message carrying both (a second card before the PIN replaces the
+# first); `pinpadctl serve` grants the right pair, denies the right PIN with an unknown
+# card and with another person's card, and grants a duress PIN with its card, after
+# which an `alarm` reaches `pinpadctl listen` and serve logs a warning with the name.
+# No digit of a PIN or card reaches either log.
 # Every wait ends on an event (a log line, a message), with a deadline only against a
 # hang. Host side: card-pin.host.py types what the guest asks for, on the keyboard it
 # names.
@@ -103,15 +104,18 @@ qcodes() {
   local i
   for ((i = 0; i < ${#2}; i++)); do printf '%s%s ' "$1" "${2:i:1}"; done
 }
-# attempt N CARD PIN: the card on the reader, once the daemon holds it the PIN on the
-# keypad; returns when the Nth code message and the Nth verdict are in.
+# attempt N CARD PIN [EARLIER_CARD]: the card on the reader (after EARLIER_CARD, which
+# it replaces), once the daemon holds it the PIN on the keypad; returns when the Nth
+# code message and the Nth verdict are in.
 attempt() {
-  local reads t
+  local reads t card
   t=$(rig_now)
-  reads=$(grep -c "card read\|card replaced" "$log")
-  # shellcheck disable=SC2046
-  type_keys 2 $(qcodes "" "$2") ret
-  wait_for $((reads + 1)) "card read\|card replaced" "$log" "card read for attempt $1"
+  for card in ${4:-} "$2"; do
+    reads=$(grep -c "card read\|card replaced" "$log")
+    # shellcheck disable=SC2046
+    type_keys 2 $(qcodes "" "$card") ret
+    wait_for $((reads + 1)) "card read\|card replaced" "$log" "card read for attempt $1"
+  done
   # shellcheck disable=SC2046
   type_keys 1 $(qcodes kp_ "$3") kp_enter
   wait_for "$1" '"type":"code"' "$events" "code message of attempt $1"
@@ -120,7 +124,8 @@ attempt() {
   wait_for "$1" '"type":"verdict"' "$events" "verdict of attempt $1"
   rig_measure "attempt_${1}_code_to_verdict" "$t"
 }
-attempt 1 "$alice_card" "$alice_pin"      # the right pair: granted
+attempt 1 "$alice_card" "$alice_pin" "$stranger_card"  # the right pair (alice's card
+grep -q "card replaced" "$log" || rig_fail "alice's card did not replace the first"  # 2nd)
 attempt 2 "$stranger_card" "$alice_pin"   # the right PIN, a card nobody has: denied
 attempt 3 "$bob_card" "$alice_pin"        # the right PIN with another person's card: denied
 attempt 4 "$bob_card" "$bob_duress"       # bob's duress PIN with his card: granted, alarm
