@@ -23,7 +23,8 @@ ctl() { .build/debug/pinpadctl --socket $run/s.sock "$@"; }
 # Background clients run the binary itself, so that $! is its pid (not a subshell's).
 bg_ctl() { exec .build/debug/pinpadctl --socket $run/s.sock "$@"; }
 
-# The secrets live in shell variables and reach programs only on stdin.
+# The secrets live in shell variables and reach programs only on stdin (the host driver
+# gets the keys to type in $RIG_SCRATCH/keys-N).
 alice_card=0012345678 alice_pin=1357
 bob_card=0087654321 bob_pin=8642 bob_duress=2468
 stranger_card=0055500555
