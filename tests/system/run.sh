@@ -17,6 +17,9 @@
 # (lib/boot-systemd.sh: the case runs once with argument `setup` before the boot), or
 # a clean Debian 12 root with `# rig-boot: clean` (lib/clean-root.sh: made with
 # mmdebstrap, cached; the case's `setup` runs in a chroot of it on the host).
+# `# rig-keyboards: N` (2..4) gives N USB keyboards kbdI on xHCI port I instead of one,
+# each bound to a display head of its own (bochs-display headI), so QMP
+# `input-send-event` with device=headI reaches keyboard I only (lib/qmp.py keyboard()).
 # Exit status: 0 when every case's guest script exited 0 and its host driver too.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -81,8 +84,21 @@ run_case() {
   cp "$probe" "$scratch/evdev-probe"
   # shellcheck disable=SC2207
   extra=($(sed -n 's/^# rig-qemu: //p' "$here/cases/$name.sh"))
-  local boot
+  local boot keyboards i kbd=()
   boot=$(sed -n 's/^# rig-boot: *\([a-z]*\).*/\1/p' "$here/cases/$name.sh" | head -1)
+  keyboards=$(sed -n 's/^# rig-keyboards: *\([0-9]*\).*/\1/p' "$here/cases/$name.sh" | head -1)
+  if [[ -z $keyboards ]]; then
+    kbd=(-device usb-kbd,id=kbd1,bus=xhci.0)
+  elif [[ $keyboards -ge 2 && $keyboards -le 4 ]]; then
+    # QEMU routes input-send-event with device=ID to the keyboard bound to that
+    # display's head; send-key (no device) then reaches none of them.
+    for ((i = 1; i <= keyboards; i++)); do
+      kbd+=(-device "bochs-display,id=head$i" -device "usb-kbd,id=kbd$i,bus=xhci.0,port=$i,display=head$i")
+    done
+  else
+    echo "rig: $name: rig-keyboards must be 2..4, not $keyboards" >&2
+    return 1
+  fi
   if [[ $boot == clean ]]; then
     # A clean Debian 12 root with the package installed (lib/clean-root.sh).
     stamp "case $name: preparing the clean root"
@@ -106,7 +122,7 @@ run_case() {
     -append "console=ttyS0 loglevel=3 panic=-1 no_timer_check rig.scratch=$scratch rig.source=$root${boot:+ rig.boot=$boot}" \
     -virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap \
     -virtfs "local,path=$scratch,mount_tag=scratch,security_model=none,multidevs=remap" \
-    -device qemu-xhci,id=xhci -device usb-kbd,id=kbd1,bus=xhci.0 \
+    -device qemu-xhci,id=xhci "${kbd[@]}" \
     -qmp "unix:$run/qmp.sock,server=on,wait=off" \
     "${extra[@]}" </dev/null > >(tee "$run/console.log") 2>&1 &
   qemu_pid=$!

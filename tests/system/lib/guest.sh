@@ -78,3 +78,18 @@ rig_node_of() {
   done
   return 1
 }
+
+# rig_node_of_phys GLOB: the /dev/input/eventN whose physical path matches GLOB, e.g.
+# "usb-*-2/input0" for USB port 2's keyboard in a `# rig-keyboards: 2` case.
+rig_node_of_phys() {
+  local dir phys
+  for dir in /sys/class/input/event*; do
+    phys=$(cat "$dir/device/phys" 2>/dev/null) || continue
+    # shellcheck disable=SC2053
+    if [[ $phys == $1 ]]; then
+      echo "/dev/input/$(basename "$dir")"
+      return 0
+    fi
+  done
+  return 1
+}

@@ -67,15 +67,29 @@ class QMP:
         """A key press or release on one keyboard (`input-send-event` with `device`)."""
         return self.key_events(device, [(qcode, down)])
 
-    def key_events(self, device, changes):
+    def key_events(self, device, changes, head=None):
         """Key presses and releases [(qcode, down), ...] in one `input-send-event`: they
         reach the guest at once, unlike `send-key`, which QEMU queues with a hold-time
-        pause after every press *and* every release. device=None: the newest keyboard."""
+        pause after every press *and* every release. device=None: the newest keyboard
+        not bound to a display; device=ID (and head=N): the keyboard bound to that
+        display head, e.g. keyboard(2) in a `# rig-keyboards: 2` case."""
         events = [{"type": "key", "data": {"down": down, "key": {"type": "qcode", "data": q}}}
                   for q, down in changes]
-        if device is None:
-            return self.execute("input-send-event", events=events)
-        return self.execute("input-send-event", device=device, events=events)
+        arguments = {"events": events}
+        if device is not None:
+            arguments["device"] = device
+        if head is not None:
+            arguments["head"] = head
+        return self.execute("input-send-event", **arguments)
+
+    def type_on(self, device, qcodes, gap=0.05):
+        """Taps each qcode in turn on one keyboard (see key_events), `gap` seconds
+        between a press and its release and between keys."""
+        for qcode in qcodes:
+            self.key_events(device, [(qcode, True)])
+            time.sleep(gap)
+            self.key_events(device, [(qcode, False)])
+            time.sleep(gap)
 
     def tap(self, device, qcode, hold=0.05):
         self.key_to(device, qcode, True)
@@ -86,6 +100,12 @@ class QMP:
         for digit in digits:
             self.send_key(("kp_" if keypad else "") + digit)
             time.sleep(gap)
+
+
+def keyboard(number):
+    """The display head that USB keyboard kbdNUMBER (port NUMBER) of a case with
+    `# rig-keyboards: N` is bound to: the `device` for key_events/type_on/tap."""
+    return "head%d" % number
 
 
 class Rig:
