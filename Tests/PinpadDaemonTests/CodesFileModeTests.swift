@@ -19,3 +19,31 @@ struct CodesFileModeTests {
     #expect(CodesFile.modeProblem(0o601) == nil, "execute alone reveals nothing")
   }
 }
+
+/// Found by the codes fuzz target (fuzz/targets/codes.swift).
+@Suite("Codes file lines")
+struct CodesFileLineTests {
+  @Test("CRLF line ends end lines: no hash keeps a CR or LF, no line is swallowed")
+  func crlf() {
+    let parsed = CodesFile.parse("# people\r\nalice:$y$abc\r\nbob:abcdefghijklm\r\n", path: "codes")
+    #expect(parsed.problems == [])
+    #expect(
+      parsed.entries == [
+        CodesFile.Entry(name: "alice", hash: Array("$y$abc".utf8)),
+        CodesFile.Entry(name: "bob", hash: Array("abcdefghijklm".utf8)),
+      ])
+  }
+}
+
+extension CodesFileLineTests {
+  @Test("a hash with a control character left in it (a second CR) is a problem, not an entry")
+  func controlInHash() {
+    let parsed = CodesFile.parse("alice:$y$abc\r\r\nbob:$y$a\u{1B}c\n", path: "codes")
+    #expect(parsed.entries == [])
+    #expect(
+      parsed.problems == [
+        "codes:1: the hash for alice contains a space, a colon or a control character",
+        "codes:2: the hash for bob contains a space, a colon or a control character",
+      ])
+  }
+}

@@ -26,7 +26,8 @@ struct CodesFile {
   static func parse(_ text: String, path: String) -> (entries: [Entry], problems: [String]) {
     var entries: [Entry] = []
     var problems: [String] = []
-    let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+    // Split at LF scalars: as Characters, a CRLF is one "\r\n" that "\n" never matches.
+    let lines = text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false)
     for (index, rawLine) in lines.enumerated() {
       var line = Substring(rawLine)
       if line.last == "\r" { line = line.dropLast() }
@@ -43,8 +44,8 @@ struct CodesFile {
         problem("the name is empty")
       } else if hash.isEmpty {
         problem("the hash for \(name) is empty")
-      } else if hash.contains(where: { $0 == " " || $0 == "\t" || $0 == ":" }) {
-        problem("the hash for \(name) contains a space or a colon")
+      } else if hash.unicodeScalars.contains(where: { $0 == " " || $0 == ":" || $0.value < 0x20 }) {
+        problem("the hash for \(name) contains a space, a colon or a control character")
       } else if hash.first == "!" || hash.first == "*" {
         problem("the hash for \(name) is locked or disabled")
       } else if hash.first != "$" && hash.utf8.count != 13 {
