@@ -4,7 +4,10 @@
 #                  with a demo controller that grants 1234
 #   make test      set up and run every test (unit, end-to-end, the unit-file checks
 #                  (systemd-analyze verify/security), the package checks
-#                  (tests/package.sh) and the QEMU system tests)
+#                  (tests/package.sh), a short fuzzing pass, the Swift tests under
+#                  AddressSanitizer and the QEMU system tests)
+#   make fuzz      run each libFuzzer target for FUZZ_SECONDS (60) seconds (fuzz/README.md)
+#   make test-asan the Swift tests built with AddressSanitizer (.build/asan)
 #   make install DESTDIR=... PREFIX=/usr   the release build (Swift runtime linked in)
 #   make deb       pinpadd_VERSION_ARCH.deb with debhelper (debian/), for apt-get install
 #
@@ -44,7 +47,7 @@ TEST_DEPS := console-setup-linux kbd util-linux systemd python3 evemu-tools soca
              qemu-system-x86 linux-image-amd64 busybox-static groff-base \
              mosquitto mosquitto-clients openssl $(DEB_DEPS) lintian mmdebstrap
 
-.PHONY: all build release deps deb-deps test-deps run listen test test-system bench install deb format clean
+.PHONY: all build release deps deb-deps test-deps run listen test test-system fuzz test-asan bench install deb format clean
 
 all: build
 
@@ -86,9 +89,27 @@ test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	tests/systemd-units.sh
+	FUZZ_SECONDS=$(FUZZ_CI_SECONDS) fuzz/run.sh
+	$(MAKE) test-asan
 	$(MAKE) deb
 	tests/package.sh pinpadd_*.deb
 	tests/system/run.sh all
+
+# Fuzzing (fuzz/README.md): each target for FUZZ_SECONDS; `make test` runs a short pass
+# of FUZZ_CI_SECONDS each. New inputs and crashes go to .build/fuzz, never the repo.
+FUZZ_SECONDS ?= 60
+FUZZ_CI_SECONDS ?= 20
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh
+
+# The Swift tests once more, built with AddressSanitizer into their own build dir.
+# Leak checks are off: the Swift runtime's caches live as long as the process.
+# Skipped: pagesAreLockedWhileAnEntryIsOpen (ASan turns mlock(2) into a no-op, so no
+# page is ever locked).
+test-asan: deps
+	$(SWIFT) build --build-tests --build-path .build/asan -Xswiftc -sanitize=address -Xcc -fsanitize=address
+	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --build-path .build/asan \
+	  --skip pagesAreLockedWhileAnEntryIsOpen
 
 # Only the QEMU system tests (a real kernel with USB keyboards, udev and a framebuffer;
 # clean-system installs the package that `make deb` builds).

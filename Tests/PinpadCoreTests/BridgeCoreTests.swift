@@ -185,4 +185,20 @@ private func published(_ actions: [BridgeCore.Action]) -> [(String, String, Bool
     backoff.reset()
     #expect(backoff.next() == .seconds(1))
   }
+
+  // Found by the mqtt fuzz target (fuzz/targets/mqtt.swift): Int(1e300) trapped.
+  @Test("numbers in a status beyond Int's range are held at its ends, never a trap")
+  func hugeStatusNumbers() {
+    var bridge = core(discovery: false, keypads: [])
+    let line =
+      #"{"type":"status","keypads":[{"name":"a","state":"locked","failures":1e300,"#
+      + #""locked_seconds":1e300},{"name":"b","state":"idle","failures":-9e18}]}"#
+    let out = published(bridge.daemonLine(line, now: .zero))
+    #expect(
+      out.map(\.1) == [
+        #"{"phase":"locked","attempts_left":0,"locked_seconds":9.223372036854776e+18}"#,
+        #"{"phase":"idle","attempts_left":5,"locked_seconds":0}"#,
+      ])
+    #expect(bridge.nextStatusAt == Instant(nanoseconds: .max))
+  }
 }

@@ -20,3 +20,31 @@ struct CodesFileModeTests {
     #expect(CodesFile.modeProblem(0o601) == nil, "execute alone reveals nothing")
   }
 }
+
+/// Found by the codes fuzz target (fuzz/targets/codes.swift).
+@Suite("Codes file lines")
+struct CodesFileLineTests {
+  @Test("CRLF line ends end lines: no hash keeps a CR or LF, no line is swallowed")
+  func crlf() {
+    let parsed = PinpadCore.CodesFile.parse(
+      Array("# people\r\nalice:$y$abc\r\nbob:abcdefghijklm\r\n".utf8), path: "codes")
+    #expect(parsed.problems == [])
+    #expect(
+      parsed.entries == [
+        .init(name: "alice", line: 2, pinHash: Array("$y$abc".utf8)),
+        .init(name: "bob", line: 3, pinHash: Array("abcdefghijklm".utf8)),
+      ])
+  }
+
+  @Test("a hash with a control character left in it (a second CR) is a problem, not an entry")
+  func controlInHash() {
+    let parsed = PinpadCore.CodesFile.parse(
+      Array("alice:$y$abc\r\r\nbob:$y$a\u{1B}c\n".utf8), path: "codes")
+    #expect(parsed.entries == [])
+    #expect(
+      parsed.problems == [
+        "codes:1: the hash for alice holds a byte that is not printable ASCII",
+        "codes:2: the hash for bob holds a byte that is not printable ASCII",
+      ])
+  }
+}

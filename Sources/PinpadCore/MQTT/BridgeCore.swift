@@ -156,10 +156,12 @@ public struct BridgeCore {
     let idle = JSONValue.object([("state", .string("idle"))])
     for (name, keypad) in listed + quiet.map({ ($0, idle) }) {
       let phase = keypad["state"]?.stringValue ?? "idle"
-      let failures = Int(keypad["failures"]?.numberValue ?? 0)
-      let locked = Int(keypad["locked_seconds"]?.numberValue ?? 0)
+      // Saturated: Int(Double) traps on 1e300, and a subtraction from -9e18 overflows.
+      let failures = min(
+        max(0, Int(Int64.saturating(keypad["failures"]?.numberValue ?? 0))), maxFailures)
+      let locked = Int(Int64.saturating(keypad["locked_seconds"]?.numberValue ?? 0))
       let state = KeypadState(
-        phase: phase, attemptsLeft: max(0, maxFailures - failures),
+        phase: phase, attemptsLeft: maxFailures - failures,
         lockedSeconds: phase == "locked" ? locked : 0)
       if discovery, !announced.contains(name) {
         announced.insert(name)

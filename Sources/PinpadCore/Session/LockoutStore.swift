@@ -19,9 +19,12 @@ public struct LockoutStore {
     var states: [String: LockoutState] = [:]
     var problems: [String] = []
     var guessed = Set<String>()
-    for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+    // Fields are split at space scalars: as Characters, a space after a prepending mark
+    // (U+0600...) is part of the mark's grapheme and would not end the name.
+    let lines = text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false)
+    for (n, line) in lines.enumerated() {
       if line.isEmpty { continue }
-      let fields = line.split(separator: " ")
+      let fields = line.split(separator: " ").map { Substring($0) }
       guard fields.count == 4, let name = decode(fields[0]), let failures = Int(fields[1]),
         let level = Int(fields[2]),
         let until = Int64(fields[3]), failures >= 0, level >= 0, until >= 0

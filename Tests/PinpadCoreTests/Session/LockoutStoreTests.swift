@@ -227,4 +227,14 @@ struct LockoutStoreTests {
     #expect(problems.count == 1)
     #expect(states["*"]?.lockedUntil == monoAfter + conservative)
   }
+
+  // Found by the lockout fuzz target (fuzz/targets/lockout.swift): U+0603 is a
+  // prepending mark, so as Characters it and the space after it are one grapheme.
+  @Test("a name ending in a prepending mark round-trips: fields end at every space")
+  func prependingMarkInName() {
+    let before = ["door\u{603}": LockoutState(failures: 2, level: 1)]
+    let (after, problems) = parse(render(before))
+    #expect(problems.isEmpty)
+    #expect(after == before)
+  }
 }

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (fuzz/targets/*.swift against PinpadCore, with
+# libFuzzer and AddressSanitizer) and runs each for FUZZ_SECONDS seconds.
+#
+#   fuzz/run.sh [TARGET...]     all targets when none is named
+#   FUZZ_SECONDS=60             time per target
+#   FUZZ_BUILD_ONLY=1           build, do not run
+#
+# Everything it writes is under .build/fuzz: the binaries, newly found inputs
+# (corpus/TARGET, read together with the seeds in fuzz/corpus/TARGET, which are never
+# written), crashes (crashes/TARGET/crash-*, timeout-*, oom-*) and each run's log
+# (logs/TARGET.log). Prints `fuzz TARGET: N execs, M s, K crashes` per target and exits
+# non-zero when any target crashed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# libFuzzer reports a trap itself; the Swift runtime's backtracer would add a slow one first.
+export SWIFT_BACKTRACE=enable=no
+SECONDS_EACH=${FUZZ_SECONDS:-60}
+OUT=.build/fuzz
+ALL_TARGETS=(config socket-line evemu lockout mqtt codes)
+TARGETS=("$@")
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=("${ALL_TARGETS[@]}")
+# -O keeps Swift's overflow and bounds checks (only -Ounchecked drops them).
+FLAGS=(-sanitize=fuzzer,address -O -swift-version 6 -use-ld=lld)
+mkdir -p "$OUT/lib" "$OUT/bin" "$OUT/logs" "$OUT/src"
+
+# PinpadCore once, as a static library; rebuilt when a source is newer.
+CORE_SOURCES=$(find Sources/PinpadCore -name '*.swift' | sort)
+LIB=$OUT/lib/libPinpadCore.a
+if [ ! -f "$LIB" ] || [ -n "$(find Sources/PinpadCore -name '*.swift' -newer "$LIB")" ] ||
+  [ "$(cat "$OUT/lib/sources" 2>/dev/null)" != "$CORE_SOURCES" ]; then
+  echo "fuzz: building PinpadCore"
+  # shellcheck disable=SC2086
+  swiftc "${FLAGS[@]}" -parse-as-library -wmo -module-name PinpadCore -emit-library -static \
+    -emit-module -emit-module-path "$OUT/lib/PinpadCore.swiftmodule" -o "$LIB" $CORE_SOURCES
+  echo "$CORE_SOURCES" > "$OUT/lib/sources"
+fi
+
+for target in "${TARGETS[@]}"; do
+  source=fuzz/targets/$target.swift
+  [ -f "$source" ] || { echo "fuzz: no target $target ($source)" >&2; exit 2; }
+  binary=$OUT/bin/$target
+  # shellcheck disable=SC2086
+  if [ ! -x "$binary" ] || [ -n "$(find "$source" fuzz/targets/Support.swift "$LIB" -newer "$binary")" ]; then
+    echo "fuzz: building $target"
+    # shellcheck disable=SC2086
+    swiftc "${FLAGS[@]}" -parse-as-library -I "$OUT/lib" -L "$OUT/lib" -lPinpadCore \
+      "$source" fuzz/targets/Support.swift -o "$binary"
+  fi
+done
+[ -z "${FUZZ_BUILD_ONLY:-}" ] || exit 0
+
+# Longest input per target: a socket line may be just over the 4096-byte limit.
+max_len() {
+  case $1 in
+    socket-line) echo 4200 ;;
+    lockout | codes | mqtt) echo 4096 ;;
+    *) echo 8192 ;;
+  esac
+}
+
+failed=0
+for target in "${TARGETS[@]}"; do
+  corpus=$OUT/corpus/$target
+  crashes=$OUT/crashes/$target
+  mkdir -p "$corpus" "$crashes" "fuzz/corpus/$target"
+  dict=()
+  [ -f "fuzz/dict/$target.dict" ] && dict=(-dict="fuzz/dict/$target.dict")
+  before=$(find "$crashes" -type f | wc -l)
+  start=$(date +%s)
+  # Leak checks are off: the Swift runtime keeps metadata caches for the process's
+  # life, which LeakSanitizer reports. -timeout: an input that takes 10 s is a hang.
+  status=0
+  "$OUT/bin/$target" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 \
+    -max_len="$(max_len "$target")" -detect_leaks=0 -print_final_stats=1 \
+    -artifact_prefix="$crashes/" "${dict[@]}" "$corpus" "fuzz/corpus/$target" \
+    > "$OUT/logs/$target.log" 2>&1 || status=$?
+  elapsed=$(($(date +%s) - start))
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$OUT/logs/$target.log" | tail -1)
+  found=$(($(find "$crashes" -type f | wc -l) - before))
+  if [ "$status" -ne 0 ] && [ "$found" -eq 0 ]; then found=1; fi
+  echo "fuzz $target: ${execs:-0} execs, $elapsed s, $found crashes"
+  if [ "$found" -ne 0 ]; then
+    failed=1
+    grep -m1 -E 'Fatal error|ERROR: AddressSanitizer|ERROR: libFuzzer|inconsistent' \
+      "$OUT/logs/$target.log" >&2 || true
+    echo "  input saved in $crashes/, log $OUT/logs/$target.log;" \
+      "reproduce with $OUT/bin/$target FILE" >&2
+  fi
+done
+exit $failed
