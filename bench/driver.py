@@ -207,10 +207,11 @@ class Bench:
             f.write(extra)
         return path
 
-    def pinpadd(self, display="none", input_spec="terminal", burst_zero=True, extra=""):
+    def pinpadd(self, display="none", input_spec="terminal", burst_zero=True, extra="",
+                state_parent=None):
         self.runs += 1
         sock = os.path.join(self.dir, f"p{self.runs}.sock")
-        state = os.path.join(self.dir, f"state{self.runs}")
+        state = os.path.join(state_parent or self.dir, f"state{self.runs}")
         os.makedirs(state, exist_ok=True)
         argv = [self.args.pinpadd, "--config", self.config(burst_zero, extra),
                 "--input", input_spec, "--display", display, "--socket", sock,
@@ -278,6 +279,20 @@ class Bench:
         emit("startup_ms_c", med["start"]["c"])
         emit("startup_cpu_ms", med["start_cpu"]["p"])
         emit("startup_cpu_ms_c", med["start_cpu"]["c"])
+        # The state directory (the lockout file) on tmpfs: what the file's writes cost.
+        if os.path.isdir("/dev/shm"):
+            tmpfs = tempfile.mkdtemp(prefix="pinpadd-bench.", dir="/dev/shm")
+            try:
+                on_tmpfs = []
+                for _ in range(3):
+                    daemon = self.pinpadd(state_parent=tmpfs)
+                    try:
+                        on_tmpfs.append(self.closed_loop(daemon, CODES_PER_ROUND)[0])
+                    finally:
+                        daemon.stop()
+                emit("code_cpu_us_state_tmpfs", statistics.median(on_tmpfs))
+            finally:
+                shutil.rmtree(tmpfs, ignore_errors=True)
         self.ratios["code_cpu_ratio"] = med["cpu"]["p"] / med["cpu"]["c"]
         self.ratios["startup_ratio"] = med["start"]["p"] / med["start"]["c"]
 
