@@ -10,6 +10,7 @@
 #   make test-asan the Swift tests built with AddressSanitizer (.build/asan)
 #   make install DESTDIR=... PREFIX=/usr   the release build (Swift runtime linked in)
 #   make deb       pinpadd_VERSION_ARCH.deb with debhelper (debian/), for apt-get install
+#   make bench     the release build's figures beside a C baseline (bench/README.md)
 #
 # The set-up step installs Debian 12 packages with apt-get (as root, or through sudo).
 # The Swift 6.3 toolchain itself must already be on PATH (swift.org's Linux build).
@@ -88,6 +89,7 @@ listen:
 test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	bench/run.sh --smoke $(BIN)
 	tests/systemd-units.sh
 	FUZZ_SECONDS=$(FUZZ_CI_SECONDS) fuzz/run.sh
 	$(MAKE) test-asan
@@ -118,10 +120,16 @@ test-system: test-deps
 	$(MAKE) deb
 	tests/system/run.sh all
 
-# Benchmarks print figures (and ratios against a baseline from the same run); they
-# assert nothing, so they are not part of `make test`.
-bench: deps
-	PINPADD_BENCHMARK=1 $(SWIFT) test -c release --filter RedrawTimingTests
+# Benchmarks print figures (and ratios against the C baseline, bench/baseline.c, from
+# the same run); they assert nothing, so they are not part of `make test` (which only
+# runs `bench/run.sh --smoke`). bench/README.md says what each figure means.
+# strace counts the syscalls per code.
+BENCH_DEPS := strace python3
+bench: release
+	@if ! dpkg -s $(BENCH_DEPS) >/dev/null 2>&1; then \
+	  $(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BENCH_DEPS); \
+	fi
+	bench/run.sh .build/release
 
 install: $(if $(filter release,$(INSTALL_CONFIGURATION)),release,build)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/sbin

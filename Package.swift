@@ -43,6 +43,9 @@ let package = Package(
       name: "PinpadControl", dependencies: ["PinpadDaemon", "CLibcrypt", "CMosquitto"]),
     .executableTarget(name: "pinpadd", dependencies: ["PinpadDaemon"]),
     .executableTarget(name: "pinpadctl", dependencies: ["PinpadControl"]),
+    // `make bench`'s frame timings; neither installed nor packaged.
+    .executableTarget(
+      name: "pinpadd-bench-frames", dependencies: ["PinpadScreen"], path: "bench/frames"),
 
     .testTarget(name: "PinpadCoreTests", dependencies: ["PinpadCore"]),
     .testTarget(

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <unistd.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <sys/resource.h>
 #include <sys/random.h>
 
@@ -55,5 +56,9 @@ int pinpad_memlock_unlimited(void) {
   struct rlimit limit;
   return getrlimit(RLIMIT_MEMLOCK, &limit) == 0 && limit.rlim_cur == RLIM_INFINITY;
 }
+
+int pinpad_set_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
+
+unsigned long pinpad_usable_size(void *pointer) { return malloc_usable_size(pointer); }
 
 long pinpad_getrandom(void *buffer, unsigned long length) { return getrandom(buffer, length, 0); }

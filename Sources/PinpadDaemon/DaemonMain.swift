@@ -17,6 +17,7 @@ public enum DaemonMain {
     }
     SignalReader.ignoreBrokenPipes()
     ProcessSetup.forbidDumps()
+    ProcessSetup.returnLargeBuffersWhenFreed()
 
     let options: Options
     do { options = try Options(parsing: arguments) } catch {

@@ -1,0 +1,79 @@
+// `make bench`'s frame figures: PinpadScreen's render of the entry screen plus its
+// conversion into an in-memory framebuffer (32 bpp XRGB8888 and 16 bpp RGB565, each
+// line padded by 64 bytes as real line_lengths are), through public API only.
+// Prints `name: value` lines, microseconds per frame (median of the rounds); asserts
+// nothing. Never installed or packaged.
+//
+//   pinpadd-bench-frames [ROUNDS]    (default 50)
+import PinpadCore
+import PinpadScreen
+
+let rounds = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 50 : 50
+let clock = ContinuousClock()
+
+func micros(_ d: Duration) -> Double {
+  Double(d.components.seconds) * 1e6 + Double(d.components.attoseconds) / 1e12
+}
+
+func median(_ values: [Double]) -> Double {
+  let sorted = values.sorted()
+  return sorted[sorted.count / 2]
+}
+
+/// Full frame and one-digit update at w x h in `format`: microseconds, medians.
+func measure(width w: Int, height h: Int, _ format: PixelFormat) -> (frame: Double, digit: Double) {
+  let lineLength = w * format.bytesPerPixel + 64
+  var memory = [UInt8](repeating: 0, count: lineLength * h)
+  func flush(_ canvas: inout Canvas) {
+    let rects = canvas.takeDirty()
+    memory.withUnsafeMutableBytes { raw in
+      format.write(
+        canvas, rects: rects, to: raw.baseAddress!, lineLength: lineLength, capacity: raw.count)
+    }
+  }
+  var model = ScreenModel()
+  model.phase = .entering
+  model.boxes = 6
+  var renderer = ScreenRenderer()
+  var canvas = Canvas(width: w, height: h)
+  var frames: [Double] = []
+  for _ in 0..<rounds {
+    frames.append(
+      micros(
+        clock.measure {
+          renderer.invalidate()
+          renderer.draw(model, on: &canvas)
+          flush(&canvas)
+        }))
+  }
+  var digits: [Double] = []
+  for n in 0..<rounds {
+    model.filled = n % 6
+    model.cursor = n % 6
+    renderer.draw(model, on: &canvas)
+    flush(&canvas)
+    model.filled = n % 6 + 1
+    model.cursor = n % 6 + 1
+    digits.append(
+      micros(
+        clock.measure {
+          renderer.draw(model, on: &canvas)
+          flush(&canvas)
+        }))
+  }
+  return (median(frames), median(digits))
+}
+
+func emit(_ name: String, _ value: Double) {
+  let tenths = Int(value * 10 + 0.5)
+  print("\(name): \(tenths / 10).\(tenths % 10)")
+}
+
+let small = measure(width: 800, height: 480, .xrgb8888)
+let large = measure(width: 1920, height: 1080, .xrgb8888)
+let small565 = measure(width: 800, height: 480, .rgb565)
+emit("frame_us_800x480", small.frame)
+emit("frame_us_1920x1080", large.frame)
+emit("frame_us_800x480_rgb565", small565.frame)
+emit("digit_update_us", small.digit)
+emit("digit_update_us_rgb565", small565.digit)
