@@ -69,8 +69,14 @@ public final class Timer {
   }
   deinit { fd.close() }
 
-  /// Fires once at `deadline` (at once when it has passed); nil disarms.
+  /// What the timer was last set to; nil when unknown (never set, or it has fired).
+  private var armed: (deadline: Instant?, interval: Duration?)?
+
+  /// Fires once at `deadline` (at once when it has passed); nil disarms. Setting what
+  /// is already set makes no system call.
   public func arm(at deadline: Instant?, interval: Duration? = nil) {
+    if let armed, armed.deadline == deadline, armed.interval == interval { return }
+    armed = (deadline, interval)
     var spec = itimerspec()
     if let deadline {
       let ns = max(deadline.nanoseconds, 1)
@@ -86,6 +92,8 @@ public final class Timer {
 
   /// Reads the expiration count so the descriptor stops being readable.
   public func acknowledge() {
+    // A one-shot timer that fired is disarmed: the next `arm` must reach the kernel.
+    if armed?.interval == nil { armed = nil }
     var count: UInt64 = 0
     _ = Glibc.read(fd.rawValue, &count, 8)
   }
