@@ -194,7 +194,7 @@ public final class Daemon {
     case .status:
       let shell = ShellStatus(
         inputs: inputs.map(\.name), clients: server?.count ?? 0,
-        queuedBytes: server?.totalQueued ?? 0)
+        queuedBytes: server?.bytesWaiting() ?? 0)
       send(.status(client: client.serial, shell))
     case .verdict(let id, let granted, let message):
       send(.verdict(id: id, granted: granted, message: message, client: client.serial))

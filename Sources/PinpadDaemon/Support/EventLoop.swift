@@ -17,6 +17,8 @@ public final class EventLoop {
   private var running = false
   /// Work queued by `defer(_:)`, run after the current batch of events.
   private var deferred: [() -> Void] = []
+  /// Work run at the end of every batch, after `afterEach` (the socket's writes).
+  private var endOfBatch: [() -> Void] = []
 
   public init() throws(Errno) { poll = try EventPoll() }
 
@@ -49,6 +51,9 @@ public final class EventLoop {
     poll.remove(fd)
   }
 
+  /// Runs `work` at the end of every batch of events, after `afterEach`.
+  public func atEndOfEveryBatch(_ work: @escaping () -> Void) { endOfBatch.append(work) }
+
   /// Runs `work` once the current events are handled.
   public func `defer`(_ work: @escaping () -> Void) { deferred.append(work) }
 
@@ -70,6 +75,7 @@ public final class EventLoop {
         for item in work { item() }
       }
       afterEach()
+      for work in endOfBatch { work() }
     }
   }
 
