@@ -146,7 +146,7 @@ public final class Daemon {
   /// After each batch of events: the screen, then the one timer.
   private func afterEvents() {
     send(.endOfBatch)
-    deadlineTimer.arm(at: session.nextWakeup)
+    deadlineTimer.fire(by: session.nextWakeup)
   }
 
   func handleSignals() {

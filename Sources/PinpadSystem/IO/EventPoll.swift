@@ -90,6 +90,18 @@ public final class Timer {
     _ = timerfd_settime(fd.rawValue, Int32(TFD_TIMER_ABSTIME), &spec, nil)
   }
 
+  /// Makes the timer fire no later than `deadline`. One set to fire before it is left
+  /// as it is: it fires early, the owner finds nothing due and calls this again. So a
+  /// deadline that moves later with every key (the inter-key timeout) costs no system
+  /// call. With nil (nothing waits on time) a timer still set fires once, for nothing.
+  public func fire(by deadline: Instant?) {
+    guard let deadline else { return }
+    if let armed, armed.interval == nil, let current = armed.deadline, current <= deadline {
+      return
+    }
+    arm(at: deadline)
+  }
+
   /// Reads the expiration count so the descriptor stops being readable.
   public func acknowledge() {
     // A one-shot timer that fired is disarmed: the next `arm` must reach the kernel.
