@@ -10,7 +10,10 @@ and with --strace the syscalls per code by kind (strace -f -c attached after the
 so start-up is not counted).
 
   bench/percode.py --bin .build/release/pinpadd [--codes 2000] [--state-dir DIR]
-                   [--strace] [--keys] [--runs N]
+                   [--strace] [--keys] [--notify] [--runs N]
+
+--notify runs the daemon with $NOTIFY_SOCKET (a datagram socket this script reads), as
+under systemd's Type=notify.
 """
 
 import argparse
@@ -78,6 +81,14 @@ class Controller:
         self.sock.sendall(json.dumps(obj, separators=(",", ":")).encode() + b"\n")
 
 
+def drain(notify):
+    try:
+        while notify:
+            notify.recv(4096)
+    except BlockingIOError:
+        pass
+
+
 def one_code(master, ctl, keys):
     if keys:
         for i, key in enumerate(b"1234"):
@@ -97,13 +108,20 @@ def run(args, state_dir):
     conf = os.path.join(work, "pinpadd.conf")
     with open(conf, "w") as f:
         f.write("[Entry]\nBurstIntervalSec=0\n[Socket]\nVerdictTimeoutSec=60\n")
+    env = dict(os.environ)
+    notify = None
+    if args.notify:
+        notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        notify.bind(os.path.join(work, "notify.sock"))
+        notify.setblocking(False)
+        env["NOTIFY_SOCKET"] = os.path.join(work, "notify.sock")
     master, slave = pty.openpty()
     tty.setraw(slave)
     daemon = subprocess.Popen(
         [args.bin, "--config", conf, "--input", "terminal", "--display", "none",
          "--socket", sock_path, "--state-dir", state_dir, "--log-level", args.log_level],
         stdin=slave, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        start_new_session=True)
+        start_new_session=True, env=env)
     os.close(slave)
     tracer = None
     try:
@@ -111,6 +129,7 @@ def run(args, state_dir):
         ctl.until("hello")
         for _ in range(args.warmup):
             one_code(master, ctl, args.keys)
+            drain(notify)
         if args.strace:
             out = os.path.join(work, "strace.txt")
             tracer = subprocess.Popen(
@@ -121,6 +140,7 @@ def run(args, state_dir):
         cpu0, ticks0, t0 = cpu_ns(daemon.pid), ticks(daemon.pid), time.monotonic()
         for _ in range(args.codes):
             one_code(master, ctl, args.keys)
+            drain(notify)  # systemd reads at once; a full queue would block the daemon
         cpu1, ticks1, t1 = cpu_ns(daemon.pid), ticks(daemon.pid), time.monotonic()
         result = {
             "code_cpu_us": (cpu1 - cpu0) / 1000 / args.codes,
@@ -145,6 +165,8 @@ def run(args, state_dir):
     finally:
         if tracer:
             tracer.kill()
+        if notify:
+            notify.close()
         daemon.send_signal(signal.SIGTERM)
         try:
             daemon.wait(10)
@@ -155,6 +177,7 @@ def run(args, state_dir):
 
 
 def main():
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output quietly
     p = argparse.ArgumentParser()
     p.add_argument("--bin", default=".build/release/pinpadd")
     p.add_argument("--codes", type=int, default=2000)
@@ -163,6 +186,7 @@ def main():
     p.add_argument("--state-dir", help="default: a new directory under /tmp")
     p.add_argument("--strace", action="store_true")
     p.add_argument("--keys", action="store_true", help="one key per write")
+    p.add_argument("--notify", action="store_true", help="with $NOTIFY_SOCKET")
     p.add_argument("--log-level", default="info")
     args = p.parse_args()
     results = []
