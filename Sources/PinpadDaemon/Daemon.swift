@@ -35,6 +35,8 @@ public final class Daemon {
   let lockout: LockoutStore
   /// Set while the loop runs and an effect asked to leave it.
   var exitCode: Int32 = 0
+  /// Where `code` lines are built (see `sendCode`).
+  private var codeLine: [UInt8] = []
 
   var config: Configuration { session.config }
 
@@ -131,20 +133,24 @@ public final class Daemon {
     guard let server, server.count > 0 else { return 0 }
     let at = Clock.iso8601(wallNanoseconds: Clock.wallNanoseconds())
     // Room for the longest line (every character of a name escaped as \uXXXX), so the
-    // buffer never reallocates and leaves a copy of the digits behind.
+    // buffer never reallocates and leaves a copy of the digits behind. It is kept
+    // (locked once, zeroed after each line) and replaced only for longer names. 192: the
+    // fixed members, a code and a card of 32 digits each.
     let room = 192 + 6 * (id.utf8.count + keypad.utf8.count + at.utf8.count)
-    var line = [UInt8](repeating: 0, count: room)
-    line.withUnsafeMutableBytes { SecretDigits.lockPages?($0.baseAddress!, $0.count) }
-    line.removeAll(keepingCapacity: true)
+    if codeLine.capacity < room {
+      codeLine = [UInt8](repeating: 0, count: room)
+      codeLine.withUnsafeMutableBytes { SecretDigits.lockPages?($0.baseAddress!, $0.count) }
+    }
+    codeLine.removeAll(keepingCapacity: true)
     DaemonMessage.appendCode(
-      id: id, keypad: keypad, digits: digits, card: card, at: at, to: &line)
-    return server.broadcastSecret(&line, id: id)
+      id: id, keypad: keypad, digits: digits, card: card, at: at, to: &codeLine)
+    return server.broadcastSecret(&codeLine, id: id)  // zeroes it
   }
 
   /// After each batch of events: the screen, then the one timer.
   private func afterEvents() {
     send(.endOfBatch)
-    deadlineTimer.arm(at: session.nextWakeup)
+    deadlineTimer.fire(by: session.nextWakeup)
   }
 
   func handleSignals() {
@@ -200,7 +206,7 @@ public final class Daemon {
     case .status:
       let shell = ShellStatus(
         inputs: inputs.map(\.name), clients: server?.count ?? 0,
-        queuedBytes: server?.totalQueued ?? 0)
+        queuedBytes: server?.bytesWaiting() ?? 0)
       send(.status(client: client.serial, shell))
     case .verdict(let id, let granted, let message, let duress):
       send(

@@ -12,7 +12,9 @@ public func fuzzCodes(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     require(problem.hasPrefix("codes:"), "problem without FILE:LINE: \(problem)")
     require(!problem.utf8.contains(0x0A), "problem spans lines")
   }
-  func printable(_ hash: [UInt8]?) -> Bool { hash?.allSatisfy { (0x21...0x7E).contains($0) } ?? true }
+  func printable(_ hash: [UInt8]?) -> Bool {
+    hash?.allSatisfy { (0x21...0x7E).contains($0) } ?? true
+  }
   for entry in parsed.entries {
     require(!entry.name.isEmpty && !entry.name.contains(":"), "bad name \(entry.name)")
     require(!entry.name.utf8.contains { $0 < 0x20 || $0 == 0x7F }, "a name holds a control")

@@ -75,6 +75,12 @@ public final class SecretDigits: @unchecked Sendable, CustomStringConvertible {
     return try body(UnsafeBufferPointer(start: tmp, count: count))
   }
 
+  /// Appends the digits as ASCII `"0"...`"9"` to `buffer`, one byte at a time, with no
+  /// buffer in between: the caller's buffer (locked, with room reserved) is the only copy.
+  public func appendASCII(to buffer: inout [UInt8]) {
+    for i in 0..<count { buffer.append(0x30 + storage[i]) }
+  }
+
   /// Never shows a digit.
   public var description: String { "SecretDigits(count: \(count))" }
 }

@@ -125,7 +125,12 @@ private struct JSONReader {
   func error(_ message: String) -> JSONError { JSONError(offset: index, message: message) }
 
   mutating func skipSpace() {
-    while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+    while index < bytes.count {
+      switch bytes[index] {
+      case 0x20, 0x09, 0x0A, 0x0D: index += 1
+      default: return
+      }
+    }
   }
 
   mutating func expect(_ literal: String) throws(JSONError) {
@@ -277,6 +282,14 @@ private struct JSONReader {
     while index < bytes.count {
       let b = bytes[index]
       if b == UInt8(ascii: "\"") {
+        // No escape so far (each one adds a scalar): the string is the bytes as they are.
+        if scalars.isEmpty {
+          guard let s = String(validating: bytes[run..<index], as: UTF8.self) else {
+            throw error("invalid UTF-8")
+          }
+          index += 1
+          return s
+        }
         guard flush(index) else { throw error("invalid UTF-8") }
         index += 1
         return String(scalars)

@@ -69,50 +69,60 @@ public struct RequestError: Error, Equatable, Sendable {
 }
 
 /// Lines the daemon sends (SPEC §4.2). Each is one line of JSON with its newline.
-/// Only `CodeMessage` carries digits, and it writes them into a caller's byte buffer.
+/// Only `appendCode` carries digits, and it writes them into a caller's byte buffer.
+/// The fixed-shape lines are written byte by byte (`JSONLine`); `status` goes through
+/// `JSONValue`. The tests hold both to the same text.
 public enum DaemonMessage {
   public static func hello(version: String) -> String {
-    line([
-      ("type", .string("hello")), ("protocol", .number(Double(ProtocolVersion.number))),
-      ("version", .string(version)),
-    ])
+    var out = JSONLine(type: "hello")
+    out.int("protocol", ProtocolVersion.number)
+    out.string("version", version)
+    return out.line()
   }
 
   public static func entry(keypad: String, event: EntryEvent, length: Int) -> String {
-    line([
-      ("type", .string("entry")), ("keypad", .string(keypad)), ("event", .string(event.rawValue)),
-      ("length", .number(Double(length))),
-    ])
+    var out = JSONLine(type: "entry")
+    out.string("keypad", keypad)
+    out.string("event", event.rawValue)
+    out.int("length", length)
+    return out.line()
   }
 
   public static func verdict(id: String, result: String) -> String {
-    line([("type", .string("verdict")), ("id", .string(id)), ("result", .string(result))])
+    var out = JSONLine(type: "verdict")
+    out.string("id", id)
+    out.string("result", result)
+    return out.line()
   }
 
   public static func lockout(keypad: String, seconds: Int) -> String {
-    line([
-      ("type", .string("lockout")), ("keypad", .string(keypad)),
-      ("seconds", .number(Double(seconds))),
-    ])
+    var out = JSONLine(type: "lockout")
+    out.string("keypad", keypad)
+    out.int("seconds", seconds)
+    return out.line()
   }
 
   public static func keypad(name: String, added: Bool, device: String) -> String {
-    line([
-      ("type", .string("keypad")), ("keypad", .string(name)),
-      ("event", .string(added ? "added" : "removed")), ("device", .string(device)),
-    ])
+    var out = JSONLine(type: "keypad")
+    out.string("keypad", name)
+    out.word("event", added ? "added" : "removed")
+    out.string("device", device)
+    return out.line()
   }
 
   /// `{"type":"alarm","reason":"duress","keypad":...,"id":...}` (SPEC §9.2).
   public static func alarm(reason: String, keypad: String, id: String) -> String {
-    line([
-      ("type", .string("alarm")), ("reason", .string(reason)), ("keypad", .string(keypad)),
-      ("id", .string(id)),
-    ])
+    var out = JSONLine(type: "alarm")
+    out.string("reason", reason)
+    out.string("keypad", keypad)
+    out.string("id", id)
+    return out.line()
   }
 
   public static func error(_ reason: String) -> String {
-    line([("type", .string("error")), ("reason", .string(reason))])
+    var out = JSONLine(type: "error")
+    out.string("reason", reason)
+    return out.line()
   }
 
   /// `{"type":"status", ...fields}`.
@@ -125,31 +135,31 @@ public enum DaemonMessage {
   }
 
   /// Appends `{"type":"code","id":...,"keypad":...,"code":"DIGITS","at":...}\n` to
-  /// `buffer`, writing the digits straight from `digits` (no String ever holds them).
-  /// A `card` adds `"card":"DIGITS"` after the code; empty `digits` with a card leave
-  /// `code` out (a card alone, SPEC §9.1). The caller zeroes the bytes once they are sent.
+  /// `buffer`, writing the digits straight from `digits` into it (no String and no
+  /// other buffer ever holds them). A `card` adds `"card":"DIGITS"` after the code; empty
+  /// `digits` with a card leave `code` out (a card alone, SPEC §9.1). The caller reserves
+  /// room for the whole line (so the buffer never reallocates), locks it, and zeroes the
+  /// bytes once they are sent.
   public static func appendCode(
     id: String, keypad: String, digits: SecretDigits, card: SecretDigits? = nil, at: String,
     to buffer: inout [UInt8]
   ) {
-    var head = "{\"type\":\"code\",\"id\":"
-    JSONValue.writeString(id, to: &head)
-    head += ",\"keypad\":"
-    JSONValue.writeString(keypad, to: &head)
-    buffer.append(contentsOf: head.utf8)
+    JSONLine.append("{\"type\":\"code\",\"id\":", to: &buffer)
+    JSONLine.appendString(id, to: &buffer)
+    JSONLine.append(",\"keypad\":", to: &buffer)
+    JSONLine.appendString(keypad, to: &buffer)
     if !digits.isEmpty || card == nil {
-      buffer.append(contentsOf: ",\"code\":\"".utf8)
-      digits.withASCII { buffer.append(contentsOf: $0) }
-      buffer.append(UInt8(ascii: "\""))
+      JSONLine.append(",\"code\":\"", to: &buffer)
+      digits.appendASCII(to: &buffer)
+      JSONLine.append("\"", to: &buffer)
     }
     if let card {
-      buffer.append(contentsOf: ",\"card\":\"".utf8)
-      card.withASCII { buffer.append(contentsOf: $0) }
-      buffer.append(UInt8(ascii: "\""))
+      JSONLine.append(",\"card\":\"", to: &buffer)
+      card.appendASCII(to: &buffer)
+      JSONLine.append("\"", to: &buffer)
     }
-    var tail = ",\"at\":"
-    JSONValue.writeString(at, to: &tail)
-    tail += "}\n"
-    buffer.append(contentsOf: tail.utf8)
+    JSONLine.append(",\"at\":", to: &buffer)
+    JSONLine.appendString(at, to: &buffer)
+    JSONLine.append("}\n", to: &buffer)
   }
 }

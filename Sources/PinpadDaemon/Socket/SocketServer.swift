@@ -16,6 +16,14 @@ public final class SocketClient {
   /// The attempt ids of the `code` lines still in `output`, with where each ends.
   fileprivate var secrets: [(id: String, end: Int)] = []
   fileprivate var closed = false
+  /// Bytes were queued in this batch and wait for the flush at its end.
+  fileprivate var pending = false
+  /// The write(2) calls made to this client (one per batch that queued something).
+  public fileprivate(set) var writes = 0
+  /// Which 4 KiB pages of `output` (counted from the page of its first byte) are
+  /// locked in memory already: locked pages stay locked while the buffer lives.
+  fileprivate var lockedPages: [Bool] = []
+  fileprivate var lockedBase = 0
 
   init(fd: FileDescriptor, peer: PeerCredentials, serial: Int) {
     self.fd = fd
@@ -32,8 +40,10 @@ public final class SocketClient {
 /// The controller socket of SPEC §4: accepts clients, checks their credentials,
 /// splits their lines and queues what the daemon sends them.
 ///
-/// Nothing here blocks: writes go as far as the kernel takes them and the rest waits
-/// for EPOLLOUT; a client whose backlog passes `maxQueuedBytes` is disconnected, and
+/// Nothing here blocks: what a batch of events queues for a client goes out in one
+/// write when the batch ends (at once for a hello or a code line, and as soon as
+/// `flushThreshold` bytes wait), as far as the kernel takes it, and the rest waits for
+/// EPOLLOUT; a client whose backlog passes `maxQueuedBytes` is disconnected, and
 /// while all backlogs together pass `maxTotalQueuedBytes` the largest one is, so
 /// controllers that stop reading cannot delay keys or other clients, nor grow memory
 /// without bound.
@@ -44,6 +54,9 @@ public final class SocketClient {
 public final class SocketServer {
   public static let maxQueuedBytes = 256 * 1024
   public static let maxTotalQueuedBytes = 2 * 1024 * 1024
+  /// A client's batch is written at once when it reaches this (a fast replay queues
+  /// thousands of lines in one batch; the kernel's buffer takes them as before).
+  public static let flushThreshold = 16 * 1024
 
   private let loop: EventLoop
   private let listener: FileDescriptor
@@ -61,6 +74,10 @@ public final class SocketServer {
   private var acceptPaused = false
   /// Connections refused in the current out-of-descriptors episode, nil outside one.
   private var shedThisEpisode: Int?
+  /// Clients with bytes queued in this batch, written by `flushPending` at its end.
+  private var pending: [SocketClient] = []
+  /// Where client lines are read into (they hold no digits).
+  private var chunk = [UInt8](repeating: 0, count: 8192)
 
   /// A client sent a well-formed request.
   public var onRequest: (SocketClient, ClientRequest) -> Void = { _, _ in }
@@ -85,6 +102,7 @@ public final class SocketServer {
       self.acceptPaused = false
       self.loop.change(self.listener, .readable)
     }
+    loop.atEndOfEveryBatch { [weak self] in self?.flushPending() }
   }
 
   /// Runs `body` with the reserve descriptor given back, so that it can open a file
@@ -144,6 +162,8 @@ public final class SocketServer {
       clients[fd.rawValue] = client
       log.info("socket: client \(client.serial) connected (uid \(peer.uid), pid \(peer.pid))")
       send(hello, to: client)
+      // Written at once: a client that is already gone is not handed a code.
+      flushIfPending(client)
       if !client.closed { onClientReady(client) }
     }
   }
@@ -186,7 +206,6 @@ public final class SocketServer {
   }
 
   private func readLines(_ client: SocketClient) {
-    var chunk = [UInt8](repeating: 0, count: 8192)
     // At most a few reads per wake-up: a client that writes without pause must not
     // starve keys and other clients (epoll is level-triggered and comes back).
     var reads = 0
@@ -217,16 +236,20 @@ public final class SocketServer {
       if client.input.count > ProtocolVersion.maxLineBytes {
         send(
           DaemonMessage.error("line longer than \(ProtocolVersion.maxLineBytes) bytes"), to: client)
+        flushIfPending(client)  // the reason goes out before the connection closes
         disconnect(client, reason: "sent a line over \(ProtocolVersion.maxLineBytes) bytes")
         return
       }
+      // A short read emptied the socket: reading again would only say EAGAIN. What
+      // arrives later (the rest of a partial line too) makes it readable again.
+      if n < chunk.count { return }
     }
   }
 
   /// Queues `line` for one client.
   public func send(_ line: String, to client: SocketClient) {
-    var bytes = Array(line.utf8)
-    enqueue(&bytes, to: client)
+    var line = line
+    line.withUTF8 { enqueue($0, to: client) }
   }
 
   /// Queues `line` for every client.
@@ -239,10 +262,12 @@ public final class SocketServer {
   @discardableResult
   public func broadcastSecret(_ bytes: inout [UInt8], id: String) -> Int {
     var delivered = 0
-    for client in Array(clients.values) {
-      var copy = bytes
-      enqueue(&copy, to: client, secret: id)
-      if !client.closed { delivered += 1 }
+    // Copied from `bytes` into each client's locked buffer, with no copy in between.
+    bytes.withUnsafeBufferPointer { line in
+      for client in Array(clients.values) {
+        enqueue(line, to: client, secret: id)
+        if !client.closed { delivered += 1 }
+      }
     }
     for i in bytes.indices { bytes[i] = 0 }
     return delivered
@@ -253,13 +278,18 @@ public final class SocketServer {
   /// memory for a client that does not read.
   public func dropUnreadSecrets(of id: String) {
     for client in Array(clients.values) where client.holdsSecret(of: id) {
-      disconnect(client, reason: "had not read a code when its attempt was decided")
+      // A line still waiting for the end of this batch goes first, as far as it can.
+      flushIfPending(client)
+      if client.holdsSecret(of: id) {
+        disconnect(client, reason: "had not read a code when its attempt was decided")
+      }
     }
   }
 
   /// Queues `bytes` for `client`; `secret` is the attempt id when they are a code line.
-  private func enqueue(_ bytes: inout [UInt8], to client: SocketClient, secret: String? = nil) {
-    defer { for i in bytes.indices { bytes[i] = 0 } }
+  private func enqueue(
+    _ bytes: UnsafeBufferPointer<UInt8>, to client: SocketClient, secret: String? = nil
+  ) {
     guard !client.closed else { return }
     if client.queued + bytes.count > SocketServer.maxQueuedBytes {
       disconnect(client, reason: "stopped reading (\(client.queued) bytes waiting)")
@@ -276,22 +306,68 @@ public final class SocketServer {
     if client.output.count + bytes.count > SocketServer.maxQueuedBytes {
       compact(client)
     }
-    let wasEmpty = client.queued == 0
-    if secret != nil {
-      // The pages the code line will occupy are locked before it is copied there.
-      let start = client.output.count
-      client.output.withUnsafeBufferPointer { b in
-        guard let base = b.baseAddress, start + bytes.count <= client.output.capacity else {
-          return
-        }
-        SecretDigits.lockPages?(UnsafeMutableRawPointer(mutating: base + start), bytes.count)
-      }
-    }
+    if secret != nil { lockPages(of: client, from: client.output.count, count: bytes.count) }
     // Never past the reserved capacity: a reallocation would free a copy of a code.
     client.output.append(contentsOf: bytes)
     totalQueued += bytes.count
     if let secret { client.secrets.append((secret, client.output.count)) }
-    if wasEmpty { flush(client) }
+    if client.pending {
+      if client.queued >= SocketServer.flushThreshold { flushIfPending(client) }
+    } else if client.queued == bytes.count {
+      // Nothing was waiting for EPOLLOUT: written when the batch ends.
+      client.pending = true
+      pending.append(client)
+    }
+    // A code line goes at once, with the lines queued before it, so that a client that
+    // is gone is found now and not counted as having taken it.
+    if secret != nil { flushIfPending(client) }
+  }
+
+  /// The bytes the kernel has not taken from the daemon, for `status`: what this batch
+  /// queued is written first, so only clients that do not read count.
+  public func bytesWaiting() -> Int {
+    flushPending()
+    return totalQueued
+  }
+
+  /// Writes what this batch queued, one write per client (the loop calls it when every
+  /// batch ends).
+  public func flushPending() {
+    let clients = pending
+    pending = []
+    for client in clients { flushIfPending(client) }
+  }
+
+  /// Writes now what waits for the end of the batch.
+  private func flushIfPending(_ client: SocketClient) {
+    guard client.pending else { return }
+    client.pending = false
+    if !client.closed { flush(client) }
+  }
+
+  /// Locks the pages that bytes `start..<start+count` of the client's buffer will
+  /// occupy, before a code line is copied there; pages locked before are not asked again.
+  private func lockPages(of client: SocketClient, from start: Int, count: Int) {
+    guard let lock = SecretDigits.lockPages, count > 0 else { return }
+    client.output.withUnsafeBufferPointer { b in
+      guard let base = b.baseAddress, start + count <= client.output.capacity else { return }
+      let page = 4096
+      let address = Int(bitPattern: base)
+      if client.lockedBase != address {  // a new buffer (never, as it is reserved whole)
+        client.lockedBase = address
+        client.lockedPages = []
+      }
+      let firstPage = (address + start) / page - address / page
+      let lastPage = (address + start + count - 1) / page - address / page
+      let range = firstPage...lastPage
+      if client.lockedPages.count <= range.upperBound {
+        client.lockedPages += Array(
+          repeating: false, count: range.upperBound + 1 - client.lockedPages.count)
+      }
+      guard range.contains(where: { !client.lockedPages[$0] }) else { return }
+      lock(UnsafeMutableRawPointer(mutating: base + start), count)
+      for i in range { client.lockedPages[i] = true }
+    }
   }
 
   /// Moves the unsent bytes to the front of the buffer and zeroes the rest, in place.
@@ -311,7 +387,8 @@ public final class SocketServer {
     while client.queued > 0 {
       let result = client.output.withUnsafeBytes { raw in
         Result { () throws(Errno) -> Int in
-          try client.fd.write(UnsafeRawBufferPointer(rebasing: raw[client.sent...]))
+          client.writes += 1
+          return try client.fd.write(UnsafeRawBufferPointer(rebasing: raw[client.sent...]))
         }
       }
       switch result {
@@ -339,6 +416,7 @@ public final class SocketServer {
   private func disconnect(_ client: SocketClient, reason: String) {
     guard !client.closed else { return }
     client.closed = true
+    client.pending = false
     totalQueued -= client.queued
     for i in client.output.indices { client.output[i] = 0 }
     client.output = []
@@ -353,6 +431,7 @@ public final class SocketServer {
   /// Closes every client and stops listening (the listening descriptor is the
   /// caller's to close or keep).
   public func shutdown() {
+    flushPending()
     for client in Array(clients.values) { disconnect(client, reason: "daemon stopping") }
     loop.unwatch(listener)
     loop.unwatch(acceptPause.fd)

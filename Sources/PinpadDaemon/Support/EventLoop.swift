@@ -10,10 +10,15 @@ public final class EventLoop {
   private let poll: EventPoll
   private var handlers: [UInt64: Handler] = [:]
   private var tokens: [Int32: UInt64] = [:]
+  /// The events each descriptor is watched for, so `change` skips EPOLL_CTL_MOD when
+  /// nothing changes (the socket asks for `.readable` after every complete write).
+  private var interests: [Int32: EventPoll.Events] = [:]
   private var nextToken: UInt64 = 1
   private var running = false
   /// Work queued by `defer(_:)`, run after the current batch of events.
   private var deferred: [() -> Void] = []
+  /// Work run at the end of every batch, after `afterEach` (the socket's writes).
+  private var endOfBatch: [() -> Void] = []
 
   public init() throws(Errno) { poll = try EventPoll() }
 
@@ -26,20 +31,28 @@ public final class EventLoop {
     try poll.add(fd, events, token: token)
     handlers[token] = handler
     tokens[fd.rawValue] = token
+    interests[fd.rawValue] = events
   }
 
-  /// Changes the events `fd` is watched for.
+  /// Changes the events `fd` is watched for (no system call when they are the same).
   public func change(_ fd: FileDescriptor, _ events: EventPoll.Events) {
-    guard let token = tokens[fd.rawValue] else { return }
-    try? poll.modify(fd, events, token: token)
+    guard let token = tokens[fd.rawValue], interests[fd.rawValue] != events else { return }
+    do {
+      try poll.modify(fd, events, token: token)
+      interests[fd.rawValue] = events
+    } catch {}
   }
 
   /// Stops watching `fd` (call before closing it).
   public func unwatch(_ fd: FileDescriptor) {
     guard let token = tokens.removeValue(forKey: fd.rawValue) else { return }
     handlers[token] = nil
+    interests[fd.rawValue] = nil
     poll.remove(fd)
   }
+
+  /// Runs `work` at the end of every batch of events, after `afterEach`.
+  public func atEndOfEveryBatch(_ work: @escaping () -> Void) { endOfBatch.append(work) }
 
   /// Runs `work` once the current events are handled.
   public func `defer`(_ work: @escaping () -> Void) { deferred.append(work) }
@@ -62,6 +75,7 @@ public final class EventLoop {
         for item in work { item() }
       }
       afterEach()
+      for work in endOfBatch { work() }
     }
   }
 

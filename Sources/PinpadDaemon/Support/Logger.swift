@@ -56,6 +56,7 @@ public final class Logger {
 
 extension String {
   func replacingNewlines() -> String {
-    String(unicodeScalars.map { $0 == "\n" || $0 == "\r" ? " " : Character($0) })
+    guard utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) else { return self }
+    return String(unicodeScalars.map { $0 == "\n" || $0 == "\r" ? " " : Character($0) })
   }
 }

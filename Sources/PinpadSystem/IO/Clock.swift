@@ -19,16 +19,38 @@ public enum Clock {
 
   /// "2026-11-30T12:00:00.000Z" (UTC, milliseconds) for a wall-clock time.
   public static func iso8601(wallNanoseconds ns: Int64) -> String {
-    var seconds = time_t(ns / 1_000_000_000)
-    let millis = Int((ns % 1_000_000_000) / 1_000_000)
+    // Floor division: a clock before 1970 still gives a valid time.
+    let below = ns % 1_000_000_000 < 0 ? 1 : 0
+    var seconds = time_t(ns / 1_000_000_000) - below
+    let millis = Int((ns % 1_000_000_000 + Int64(below) * 1_000_000_000) / 1_000_000)
     var parts = tm()
     gmtime_r(&seconds, &parts)
-    func pad(_ v: Int32, _ width: Int) -> String {
-      let s = String(v)
-      return String(repeating: "0", count: max(0, width - s.count)) + s
+    var out: [UInt8] = []
+    out.reserveCapacity(24)
+    func pad(_ v: Int, _ width: Int) {
+      var digits = [UInt8](repeating: 0x30, count: width)
+      var v = max(v, 0)
+      for i in stride(from: width - 1, through: 0, by: -1) {
+        digits[i] = 0x30 + UInt8(v % 10)
+        v /= 10
+      }
+      if v > 0 { out.append(contentsOf: String(v).utf8) }  // a year past 9999
+      out.append(contentsOf: digits)
     }
-    return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))"
-      + "T\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2))"
-      + ".\(pad(Int32(millis), 3))Z"
+    pad(Int(parts.tm_year) + 1900, 4)
+    out.append(UInt8(ascii: "-"))
+    pad(Int(parts.tm_mon) + 1, 2)
+    out.append(UInt8(ascii: "-"))
+    pad(Int(parts.tm_mday), 2)
+    out.append(UInt8(ascii: "T"))
+    pad(Int(parts.tm_hour), 2)
+    out.append(UInt8(ascii: ":"))
+    pad(Int(parts.tm_min), 2)
+    out.append(UInt8(ascii: ":"))
+    pad(Int(parts.tm_sec), 2)
+    out.append(UInt8(ascii: "."))
+    pad(millis, 3)
+    out.append(UInt8(ascii: "Z"))
+    return String(decoding: out, as: UTF8.self)
   }
 }

@@ -69,8 +69,14 @@ public final class Timer {
   }
   deinit { fd.close() }
 
-  /// Fires once at `deadline` (at once when it has passed); nil disarms.
+  /// What the timer was last set to; nil when unknown (never set, or it has fired).
+  private var armed: (deadline: Instant?, interval: Duration?)?
+
+  /// Fires once at `deadline` (at once when it has passed); nil disarms. Setting what
+  /// is already set makes no system call.
   public func arm(at deadline: Instant?, interval: Duration? = nil) {
+    if let armed, armed.deadline == deadline, armed.interval == interval { return }
+    armed = (deadline, interval)
     var spec = itimerspec()
     if let deadline {
       let ns = max(deadline.nanoseconds, 1)
@@ -84,8 +90,22 @@ public final class Timer {
     _ = timerfd_settime(fd.rawValue, Int32(TFD_TIMER_ABSTIME), &spec, nil)
   }
 
+  /// Makes the timer fire no later than `deadline`. One set to fire before it is left
+  /// as it is: it fires early, the owner finds nothing due and calls this again. So a
+  /// deadline that moves later with every key (the inter-key timeout) costs no system
+  /// call. With nil (nothing waits on time) a timer still set fires once, for nothing.
+  public func fire(by deadline: Instant?) {
+    guard let deadline else { return }
+    if let armed, armed.interval == nil, let current = armed.deadline, current <= deadline {
+      return
+    }
+    arm(at: deadline)
+  }
+
   /// Reads the expiration count so the descriptor stops being readable.
   public func acknowledge() {
+    // A one-shot timer that fired is disarmed: the next `arm` must reach the kernel.
+    if armed?.interval == nil { armed = nil }
     var count: UInt64 = 0
     _ = Glibc.read(fd.rawValue, &count, 8)
   }

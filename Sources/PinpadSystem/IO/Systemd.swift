@@ -1,15 +1,17 @@
 import Glibc
+import Synchronization
 
 /// The sd-daemon protocols, spoken by hand (they are tiny): readiness and watchdog
 /// notifications on $NOTIFY_SOCKET, sockets passed with $LISTEN_FDS.
 public enum Systemd {
+  /// The datagram socket notifications are sent from: made for the first one and kept
+  /// (the daemon sends two STATUS= lines per code), made again after a failed send.
+  private static let notifySocket = Mutex<Int32>(-1)
+
   /// Sends `state` ("READY=1", "WATCHDOG=1", "STOPPING=1", "STATUS=...") to
   /// $NOTIFY_SOCKET; does nothing when not run by systemd.
   public static func notify(_ state: String) {
     guard var path = ProcessSetup.environment("NOTIFY_SOCKET"), !path.isEmpty else { return }
-    let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { return }
-    defer { close(fd) }
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)
     let abstract = path.hasPrefix("@")
@@ -22,11 +24,22 @@ public enum Systemd {
     }
     let length = MemoryLayout<sa_family_t>.size + bytes.count + (abstract ? 1 : 0)
     let message = Array(state.utf8)
-    _ = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { a in
-        message.withUnsafeBytes {
-          sendto(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), a, socklen_t(length))
+    notifySocket.withLock { fd in
+      if fd < 0 {
+        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return }
+      }
+      let socket = fd
+      let sent = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { a in
+          message.withUnsafeBytes {
+            sendto(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), a, socklen_t(length))
+          }
         }
+      }
+      if sent < 0 {
+        close(fd)
+        fd = -1
       }
     }
   }
