@@ -91,16 +91,18 @@ test: test-deps
 	$(SWIFT) test --skip-build
 	bench/run.sh --smoke $(BIN)
 	tests/systemd-units.sh
-	FUZZ_SECONDS=$(FUZZ_CI_SECONDS) fuzz/run.sh
+	FUZZ_SECONDS=$(FUZZ_CI_SECONDS) FUZZ_RUNS=$(FUZZ_CI_RUNS) fuzz/run.sh
 	$(MAKE) test-asan
 	$(MAKE) deb
 	tests/package.sh pinpadd_*.deb
 	tests/system/run.sh all
 
-# Fuzzing (fuzz/README.md): each target for FUZZ_SECONDS; `make test` runs a short pass
-# of FUZZ_CI_SECONDS each. New inputs and crashes go to .build/fuzz, never the repo.
+# Fuzzing (fuzz/README.md): each target for FUZZ_SECONDS; `make test` runs a short,
+# repeatable pass: FUZZ_CI_RUNS inputs each with a fixed seed, at most FUZZ_CI_SECONDS.
+# New inputs and crashes go to .build/fuzz, never the repo.
 FUZZ_SECONDS ?= 60
-FUZZ_CI_SECONDS ?= 20
+FUZZ_CI_SECONDS ?= 45
+FUZZ_CI_RUNS ?= 150000
 fuzz:
 	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh
 

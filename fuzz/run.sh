@@ -4,6 +4,9 @@
 #
 #   fuzz/run.sh [TARGET...]     all targets when none is named
 #   FUZZ_SECONDS=60             time per target
+#   FUZZ_RUNS=N                 at most N inputs per target, with a fixed seed (-seed=1):
+#                               with the same seeds and the same code, the same inputs,
+#                               so a CI run does not fail at random on a new find
 #   FUZZ_BUILD_ONLY=1           build, do not run
 #
 # Everything it writes is under .build/fuzz: the binaries, newly found inputs
@@ -72,7 +75,9 @@ for target in "${TARGETS[@]}"; do
   # Leak checks are off: the Swift runtime keeps metadata caches for the process's
   # life, which LeakSanitizer reports. -timeout: an input that takes 10 s is a hang.
   status=0
-  "$OUT/bin/$target" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 \
+  runs=()
+  [ -z "${FUZZ_RUNS:-}" ] || runs=(-runs="$FUZZ_RUNS" -seed=1)
+  "$OUT/bin/$target" -max_total_time="$SECONDS_EACH" "${runs[@]}" -timeout=10 -rss_limit_mb=2048 \
     -max_len="$(max_len "$target")" -detect_leaks=0 -print_final_stats=1 \
     -artifact_prefix="$crashes/" "${dict[@]}" "$corpus" "fuzz/corpus/$target" \
     > "$OUT/logs/$target.log" 2>&1 || status=$?

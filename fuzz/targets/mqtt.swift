@@ -14,11 +14,14 @@ public func fuzzMQTT(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   case .failure(let error):
     require(!error.reason.isEmpty, "empty reason")
   case .success(let line):
-    guard case .success(.verdict(let id, let granted, _)) = ClientRequest.parse(Array(line.utf8))
+    guard
+      case .success(.verdict(let id, let granted, _, let duress)) = ClientRequest.parse(
+        Array(line.utf8))
     else { fatalError("the daemon refuses the verdict line \(line)") }
     let payload = try! JSONValue.parse(input)
     require(payload["id"]?.stringValue == id, "id changed")
     require(payload["result"]?.stringValue == (granted ? "granted" : "denied"), "result changed")
+    require(duress == (payload["duress"]?.boolValue ?? false), "duress changed")
   }
 
   var bridge = BridgeCore(

@@ -20,16 +20,17 @@ public func fuzzSocketLine(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         !DaemonMessage.error(error.reason).utf8.dropLast().contains(0x0A), "reply spans lines")
     case .success(.status):
       break
-    case .success(.verdict(let id, let granted, let message)):
+    case .success(.verdict(let id, let granted, let message, let duress)):
       var members: [(String, JSONValue)] = [
         ("type", .string("verdict")), ("id", .string(id)),
         ("result", .string(granted ? "granted" : "denied")),
       ]
       if let message { members.append(("message", .string(message))) }
+      if duress { members.append(("duress", .bool(true))) }
       let written = JSONValue.object(members).serialized
       let again = ClientRequest.parse(Array(written.utf8))
       require(
-        again == .success(.verdict(id: id, granted: granted, message: message)),
+        again == .success(.verdict(id: id, granted: granted, message: message, duress: duress)),
         "verdict round trip: \(written)")
     }
   }
