@@ -3,8 +3,9 @@ import Glibc
 extension FileSystem {
   /// Reads the regular file at `path` in chunks of up to `chunkSize` bytes, giving each
   /// to `body` (valid only during the call) until the end or until `body` returns false.
-  /// Refuses what is not a regular file, as `read` does, and a file past `limit` bytes
-  /// (EFBIG) once that much has been read.
+  /// Opened with O_NONBLOCK and checked with fstat first, so a FIFO, a device or a
+  /// directory in its place is refused at once instead of blocking; a file past `limit`
+  /// bytes is refused (EFBIG) once that much has been read. `read` is this, gathered.
   public static func readChunks(
     _ path: String, chunkSize: Int = 65536, limit: Int = 16 << 20,
     _ body: (UnsafeRawBufferPointer) -> Bool

@@ -7,31 +7,10 @@ public enum FileSystem {
   /// or directory"). Opened with O_NONBLOCK and checked with fstat before reading, so a
   /// FIFO, a device or a directory in its place is refused at once instead of blocking.
   public static func read(_ path: String, limit: Int = 16 << 20) throws(SystemError) -> [UInt8] {
-    let fd: FileDescriptor
-    do { fd = try FileDescriptor.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY) } catch {
-      throw SystemError("cannot read \(path)", error)
-    }
-    defer { fd.close() }
-    var info = stat()
-    if fstat(fd.rawValue, &info) != 0 { throw SystemError("cannot read \(path)", .current) }
-    if let kind = irregularKind(info.st_mode) {
-      throw SystemError(
-        "cannot read \(path)", Errno(EINVAL), reason: "not a regular file but \(kind)")
-    }
     var result: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-      let n: Int
-      do {
-        n = try syscall {
-          chunk.withUnsafeMutableBytes { Glibc.read(fd.rawValue, $0.baseAddress, $0.count) }
-        }
-      } catch {
-        throw SystemError("cannot read \(path)", error)
-      }
-      if n == 0 { break }
-      result.append(contentsOf: chunk[0..<n])
-      if result.count > limit { throw SystemError("cannot read \(path)", Errno(EFBIG)) }
+    try readChunks(path, limit: limit) { chunk in
+      result.append(contentsOf: chunk)
+      return true
     }
     return result
   }
