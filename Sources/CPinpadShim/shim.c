@@ -59,6 +59,4 @@ int pinpad_memlock_unlimited(void) {
 
 int pinpad_set_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
 
-unsigned long pinpad_usable_size(void *pointer) { return malloc_usable_size(pointer); }
-
 long pinpad_getrandom(void *buffer, unsigned long length) { return getrandom(buffer, length, 0); }

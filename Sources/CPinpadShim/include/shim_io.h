@@ -33,7 +33,5 @@ int pinpad_forbid_dumps(void);
 int pinpad_memlock_unlimited(void);
 /// mallopt(M_MMAP_THRESHOLD, bytes): 1 when glibc took it.
 int pinpad_set_mmap_threshold(int bytes);
-/// malloc_usable_size(3), for the test of that setting.
-unsigned long pinpad_usable_size(void *pointer);
 /// getrandom(2) (sys/random.h is not in Glibc's module map).
 long pinpad_getrandom(void *buffer, unsigned long length);
