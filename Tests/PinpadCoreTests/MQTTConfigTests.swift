@@ -194,4 +194,12 @@ private func mqttError(_ text: String) -> ConfigError? {
     #expect(MQTTTopic.matches("pinpadd/d1/k/code", filter: "pinpadd/#"))
     #expect(!MQTTTopic.matches("other/d1/k/code", filter: "pinpadd/#"))
   }
+
+  @Test("%H is replaced wherever it stands, leftmost first; other % and UTF-8 stay")
+  func hostPlaceholder() {
+    #expect("pinpadd/%H".replacingHost("door1") == "pinpadd/door1")
+    #expect("%H%H-%%H-%h-%".replacingHost("dé") == "dédé-%dé-%h-%")
+    #expect("ünïcode/%H/x".replacingHost("h") == "ünïcode/h/x")
+    #expect("".replacingHost("h") == "")
+  }
 }

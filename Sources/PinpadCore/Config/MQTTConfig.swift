@@ -186,14 +186,20 @@ public struct BrokerURL: Equatable, Sendable {
 
 extension String {
   /// `%H` replaced by `host` (the only placeholder of SPEC §8).
+  /// (A byte loop: `firstRange(of:)` would link the regex library into pinpadd.)
   func replacingHost(_ host: String) -> String {
-    var result = ""
-    var rest = Substring(self)
-    while let range = rest.firstRange(of: "%H") {
-      result += rest[..<range.lowerBound]
-      result += host
-      rest = rest[range.upperBound...]
+    let bytes = Array(utf8)
+    var result: [UInt8] = []
+    var i = 0
+    while i < bytes.count {
+      if bytes[i] == UInt8(ascii: "%"), i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "H") {
+        result.append(contentsOf: host.utf8)
+        i += 2
+      } else {
+        result.append(bytes[i])
+        i += 1
+      }
     }
-    return result + rest
+    return String(decoding: result, as: UTF8.self)
   }
 }
