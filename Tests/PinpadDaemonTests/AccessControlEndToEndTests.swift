@@ -248,15 +248,9 @@ final class ProtocolServer {
     let dir = TempDir()
     let config = dir.write("p.conf", "[Entry]\nLength=6\n")
     let terminal = try PseudoTerminal()
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: E2E.pinpadctl)
-    process.arguments = ["hash", "alice", "--card", "--duress", "--config", config]
-    process.standardInput = terminal.follower
-    process.standardOutput = terminal.follower
-    process.standardError = terminal.follower
-    try process.run()
+    let process = try terminal.start(
+      E2E.pinpadctl, ["hash", "alice", "--card", "--duress", "--config", config])
     defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-    terminal.closeFollower()
     var seen = terminal.readAll(timeout: 5) { $0.contains("Card: ") }
     terminal.type("0012345678\r")
     seen += terminal.readAll(timeout: 5) { $0.contains("Again: ") }

@@ -35,15 +35,8 @@ import Testing
 
   @Test func hashOnATerminalAsksTwiceWithoutEcho() throws {
     let terminal = try PseudoTerminal()
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: E2E.pinpadctl)
-    process.arguments = ["hash", "alice"]
-    process.standardInput = terminal.follower
-    process.standardOutput = terminal.follower
-    process.standardError = terminal.follower
-    try process.run()
+    let process = try terminal.start(E2E.pinpadctl, ["hash", "alice"])
     defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-    terminal.closeFollower()
     var seen = terminal.readAll(timeout: 5) { $0.contains("PIN: ") }
     terminal.type("4321\r")
     seen += terminal.readAll(timeout: 5) { $0.contains("Again: ") }

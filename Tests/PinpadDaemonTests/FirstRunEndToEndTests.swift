@@ -17,19 +17,13 @@ import Testing
   static func startOnTerminal(
     _ terminal: PseudoTerminal, dir: TempDir, logOnTerminal: Bool = false
   ) throws -> Process {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: E2E.pinpadd)
-    process.arguments = [
-      "--config", dir.write("pinpadd.conf", ""), "--input", "terminal", "--display", "console",
-      "--socket", dir.file("pinpadd.sock"), "--state-dir", dir.file("state"),
-    ]
-    process.standardInput = terminal.follower
-    process.standardOutput = terminal.follower
-    process.standardError =
-      logOnTerminal ? terminal.follower : FileHandle(forWritingAtPath: dir.write("daemon.log", ""))
-    try process.run()
-    terminal.closeFollower()
-    return process
+    try terminal.start(
+      E2E.pinpadd,
+      [
+        "--config", dir.write("pinpadd.conf", ""), "--input", "terminal", "--display", "console",
+        "--socket", dir.file("pinpadd.sock"), "--state-dir", dir.file("state"),
+      ],
+      stderr: logOnTerminal ? nil : FileHandle(forWritingAtPath: dir.write("daemon.log", "")))
   }
 
   @Test func keysTypedBeforeTheDaemonIsReadyAreDiscardedNotSubmitted() throws {

@@ -142,6 +142,23 @@ final class PseudoTerminal {
     follower = nil
   }
 
+  /// Starts `program` with this terminal as its standard input, output and error (error
+  /// to `stderr` when given), then drops the test's follower. The caller kills it if it
+  /// is still running at the end.
+  func start(_ program: String, _ arguments: [String], stderr: FileHandle? = nil) throws
+    -> Process
+  {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: program)
+    process.arguments = arguments
+    process.standardInput = follower
+    process.standardOutput = follower
+    process.standardError = stderr ?? follower
+    try process.run()
+    closeFollower()
+    return process
+  }
+
   /// Writes `text` as if typed.
   func type(_ text: String) {
     let bytes = Array(text.utf8)
