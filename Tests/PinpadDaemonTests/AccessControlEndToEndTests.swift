@@ -63,6 +63,12 @@ final class ProtocolServer {
     return nil
   }
 
+  /// The next line the client sends, as JSON.
+  func nextRequest(timeout: Double = 10) -> [String: Any]? {
+    guard let line = nextLine(until: E2E.now() + timeout) else { return nil }
+    return try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+  }
+
   private func nextLine(until end: Double) -> String? {
     while true {
       if let newline = buffer.firstIndex(of: 0x0A) {
@@ -112,13 +118,17 @@ final class ProtocolServer {
       dir, [alice, "broken line", bob, carol, dave].joined(separator: "\n") + "\n")
     let server = try ProtocolServer(path: dir.file("fake.sock"))
     let serve = try RunningProcess(
-      E2E.pinpadctl, ["--socket", server.path, "serve", "--codes", codes, "--key", key])
+      E2E.pinpadctl,
+      [
+        "--socket", server.path, "serve", "--state-dir", dir.file("state"), "--codes", codes,
+        "--key", key,
+      ])
     #expect(server.accept())
     let cases: [(code: String?, card: String?, result: String, duress: Bool)] = [
       ("1357", "0012345678", "granted", false),  // alice, card + PIN
       ("2468", "0012345678", "denied", false),  // bob's PIN with alice's card
       ("1357", "0012345679", "denied", false),  // alice's PIN, a wrong card
-      (nil, "0012345678", "granted", false),  // alice's card alone (card mode)
+      (nil, "0012345678", "denied", false),  // alice's card alone: her line needs the PIN
       ("1357", nil, "granted", false),  // alice's PIN alone
       (nil, "0099", "granted", false),  // carol, card only
       ("1111", "0099", "denied", false),  // carol has no PIN
@@ -154,7 +164,11 @@ final class ProtocolServer {
       recording: E2E.recording("4242\n|5555\n", firstGap: 1.2, pause: 0.5), dir: dir)
     let watcher = try daemon.connect()
     let serve = try RunningProcess(
-      E2E.pinpadctl, ["--socket", daemon.socket, "serve", "--codes", codes, "--key", key])
+      E2E.pinpadctl,
+      [
+        "--socket", daemon.socket, "serve", "--state-dir", dir.file("state"), "--codes", codes,
+        "--key", key,
+      ])
     var results: [String] = []
     for _ in 0..<2 {
       let verdict = try #require(try watcher.waitFor("verdict", timeout: 6)).message
@@ -179,7 +193,10 @@ final class ProtocolServer {
       let codes = ControllerEndToEndTests.writeCodes(dir, text)
       let serve = try RunningProcess(
         E2E.pinpadctl,
-        ["--socket", dir.file("none.sock"), "serve", "--codes", codes]
+        [
+          "--socket", dir.file("none.sock"), "serve", "--state-dir", dir.file("state"), "--codes",
+          codes,
+        ]
           + (key.map { ["--key", $0] } ?? []))
       E2E.sleep(1.0)
       serve.kill(SIGTERM)
@@ -200,12 +217,14 @@ final class ProtocolServer {
     let codes = ControllerEndToEndTests.writeCodes(dir, try Self.hash(["a"], "1234\n") + "\n")
     let key = dir.write("k", String(repeating: "ab", count: 32) + "\n")
     chmod(key, 0o644)
-    let open = try runProgram(E2E.pinpadctl, ["serve", "--codes", codes, "--key", key])
+    let open = try runProgram(
+      E2E.pinpadctl, ["serve", "--state-dir", dir.file("state"), "--codes", codes, "--key", key])
     #expect(open.status == 78)
     #expect(open.stderr.contains("\(key): others may read it (mode 0644)"), "\(open.stderr)")
     let bad = dir.write("bad", "not a key\n")
     chmod(bad, 0o600)
-    let wrong = try runProgram(E2E.pinpadctl, ["serve", "--codes", codes, "--key", bad])
+    let wrong = try runProgram(
+      E2E.pinpadctl, ["serve", "--state-dir", dir.file("state"), "--codes", codes, "--key", bad])
     #expect(wrong.status == 78)
     #expect(wrong.stderr.contains("not a key file (one line of 64 hex digits)"), "\(wrong.stderr)")
     #expect(!wrong.stderr.contains("not a key\n"))

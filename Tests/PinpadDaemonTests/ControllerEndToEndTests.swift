@@ -57,7 +57,8 @@ import Testing
       recording: E2E.recording("0007\n|1234\n", firstGap: 1.2, pause: 0.3), dir: dir)
     let watcher = try daemon.connect()
     let serve = try RunningProcess(
-      E2E.pinpadctl, ["--socket", daemon.socket, "serve", "--codes", codes])
+      E2E.pinpadctl,
+      ["--socket", daemon.socket, "serve", "--state-dir", dir.file("state"), "--codes", codes])
     var verdicts: [String] = []
     for expected in ["0007", "1234"] {
       let code = try #require(try watcher.waitFor("code", timeout: 5)).message
@@ -85,7 +86,8 @@ import Testing
       recording: E2E.recording("2468\n|2468\n", firstGap: 1.2, pause: 1.0), dir: dir)
     let watcher = try daemon.connect()
     let serve = try RunningProcess(
-      E2E.pinpadctl, ["--socket", daemon.socket, "serve", "--codes", codes])
+      E2E.pinpadctl,
+      ["--socket", daemon.socket, "serve", "--state-dir", dir.file("state"), "--codes", codes])
     let first = try #require(try watcher.waitFor("verdict", timeout: 5)).message
     #expect(first.string("result") == "denied")
     Self.writeCodes(dir, alice + "\n" + bob + "\n")
@@ -100,7 +102,8 @@ import Testing
     let codes = Self.writeCodes(dir, try Self.hashLine("alice", "0007") + "\n")
     var daemon = try RunningDaemon(dir: dir)
     let serve = try RunningProcess(
-      E2E.pinpadctl, ["--socket", daemon.socket, "serve", "--codes", codes])
+      E2E.pinpadctl,
+      ["--socket", daemon.socket, "serve", "--state-dir", dir.file("state"), "--codes", codes])
     #expect(
       E2E.waitUntil(timeout: 3) { (try? daemon.connect().status())??.int("clients") == 2 })
     #expect(daemon.stop() == 0)
@@ -118,7 +121,11 @@ import Testing
     let dir = TempDir()
     let codes = Self.writeCodes(dir, try Self.hashLine("alice", "0007") + "\n", mode: mode)
     let run = try runProgram(
-      E2E.pinpadctl, ["--socket", dir.file("none.sock"), "serve", "--codes", codes])
+      E2E.pinpadctl,
+      [
+        "--socket", dir.file("none.sock"), "serve", "--state-dir", dir.file("state"), "--codes",
+        codes,
+      ])
     #expect(run.status == 78)
     let octal = "0" + String(mode, radix: 8)
     #expect(run.stderr.hasPrefix("pinpadctl serve: \(codes): others may "), "\(run.stderr)")
@@ -126,7 +133,9 @@ import Testing
     #expect(run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
   }
 
-  @Test func serveTakesACodesFileItsGroupCanReadAndStopsUsingOneMadeReadableToOthers() throws {
+  @Test func serveTakesACodesFileItsGroupCanReadAndDeniesEveryoneWhenItIsMadeReadableToOthers()
+    throws
+  {
     let dir = TempDir()
     let alice = try Self.hashLine("alice", "0007")
     let bob = try Self.hashLine("bob", "1111")
@@ -135,13 +144,15 @@ import Testing
       recording: E2E.recording("0007\n|0007\n", firstGap: 1.2, pause: 2.5), dir: dir)
     let watcher = try daemon.connect()
     let serve = try RunningProcess(
-      E2E.pinpadctl, ["--socket", daemon.socket, "serve", "--codes", codes])
+      E2E.pinpadctl,
+      ["--socket", daemon.socket, "serve", "--state-dir", dir.file("state"), "--codes", codes])
     let first = try #require(try watcher.waitFor("verdict", timeout: 5)).message
     #expect(first.string("result") == "granted")
-    // Readable by others now, with alice gone: not taken, the old list stays in force.
-    Self.writeCodes(dir, bob + "\n", mode: 0o644)
+    // Readable by others now: not taken, and the old list is not used either (issue 26):
+    // nobody is granted until the file is fixed.
+    Self.writeCodes(dir, alice + "\n" + bob + "\n", mode: 0o644)
     let second = try #require(try watcher.waitFor("verdict", timeout: 5)).message
-    #expect(second.string("result") == "granted")
+    #expect(second.string("result") == "denied")
     serve.kill(SIGTERM)
     let log = serve.stderr.wait()
     #expect(log.components(separatedBy: "others may read it (mode 0644)").count == 2, "\(log)")

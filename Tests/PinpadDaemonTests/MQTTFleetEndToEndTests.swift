@@ -17,7 +17,11 @@ struct MQTTFleetEndToEndTests {
       "controller.conf",
       mqttSection(broker: "mqtt://127.0.0.1:\(broker.port)", topic: "site/controller"))
     let controller = try Background(
-      E2E.pinpadctl, ["serve", "--codes", codes, "--mqtt", "--config", controllerConfig], dir: dir,
+      E2E.pinpadctl,
+      [
+        "serve", "--state-dir", dir.file("state"), "--codes", codes, "--mqtt", "--config",
+        controllerConfig,
+      ], dir: dir,
       name: "serve")
     var devices: [MQTTBridgeEndToEndTests.Device] = []
     let sub = try Subscriber(broker, "pinpadd/+/status", dir: dir)
@@ -50,7 +54,9 @@ struct MQTTFleetEndToEndTests {
     #expect(try broker.retained("pinpadd/+/+/verdict").isEmpty)
   }
 
-  @Test("the fleet controller answers card+PIN on one line, card alone, and duress in the payload")
+  @Test(
+    "the fleet controller answers card+PIN on one line, refuses the card alone, and puts duress in the payload"
+  )
   func cardsAndDuress() throws {
     let dir = TempDir()
     let broker = try Broker(dir: dir)
@@ -60,7 +66,9 @@ struct MQTTFleetEndToEndTests {
     let config = dir.write(
       "c.conf", mqttSection(broker: "mqtt://127.0.0.1:\(broker.port)", topic: "site/controller"))
     let controller = try Background(
-      E2E.pinpadctl, ["serve", "--codes", codes, "--mqtt", "--config", config], dir: dir,
+      E2E.pinpadctl,
+      ["serve", "--state-dir", dir.file("state"), "--codes", codes, "--mqtt", "--config", config],
+      dir: dir,
       name: "serve")
     #expect(
       E2E.waitUntil(timeout: 10) { controller.log.contains("connected to") }, "\(controller.log)")
@@ -68,7 +76,7 @@ struct MQTTFleetEndToEndTests {
     let cases: [(String, String, Bool)] = [
       (#""code":"1357","card":"0012345678""#, "granted", false),
       (#""code":"9753","card":"0012345678""#, "denied", false),
-      (#""card":"0012345678""#, "granted", false),
+      (#""card":"0012345678""#, "denied", false),  // a line with a PIN hash needs the PIN
       (#""code":"9753""#, "granted", true),
     ]
     for (n, (secrets, result, duress)) in cases.enumerated() {
@@ -92,13 +100,19 @@ struct MQTTFleetEndToEndTests {
       "c.conf", mqttSection(broker: "mqtt://127.0.0.1:\(broker.port)", topic: "site/controller"))
     let bad = try runProgram(
       E2E.pinpadctl,
-      ["serve", "--codes", codes, "--mqtt", "--topics", "pinpadd/#", "--config", config])
+      [
+        "serve", "--state-dir", dir.file("state"), "--codes", codes, "--mqtt", "--topics",
+        "pinpadd/#", "--config", config,
+      ])
     #expect(bad.status == 64)
     #expect(bad.stderr.contains("must end in /+/code"))
 
     let controller = try Background(
       E2E.pinpadctl,
-      ["serve", "--codes", codes, "--mqtt", "--topics", "lobby/+/+/code", "--config", config],
+      [
+        "serve", "--state-dir", dir.file("state"), "--codes", codes, "--mqtt", "--topics",
+        "lobby/+/+/code", "--config", config,
+      ],
       dir: dir, name: "serve")
     #expect(
       E2E.waitUntil(timeout: 10) { controller.log.contains("connected to") }, "\(controller.log)")
@@ -157,7 +171,7 @@ struct MQTTAccessListEndToEndTests {
     let controller = try Background(
       E2E.pinpadctl,
       [
-        "serve", "--codes", codes, "--mqtt", "--config",
+        "serve", "--state-dir", dir.file("state"), "--codes", codes, "--mqtt", "--config",
         dir.write("ctl.conf", section("controller", "site/ctl")),
       ],
       dir: dir, name: "serve")

@@ -2,6 +2,7 @@ import Dispatch
 import Glibc
 import PinpadCore
 import PinpadDaemon
+import PinpadSystem
 import Synchronization
 
 /// Decides a code message against the codes file (SPEC §9.3, `CodesLookup`): the tags
@@ -95,6 +96,7 @@ final class SecretCString: @unchecked Sendable {
   init(capacity: Int) {
     self.capacity = capacity
     bytes = .allocate(capacity: capacity + 1)
+    ProcessSetup.lockPages(bytes, capacity + 1)
     bytes.initialize(repeating: 0, count: capacity + 1)
   }
   deinit {

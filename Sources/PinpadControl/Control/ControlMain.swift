@@ -1,3 +1,4 @@
+import Glibc
 import PinpadCore
 import PinpadDaemon
 import PinpadSystem
@@ -7,22 +8,26 @@ public enum ControlMain {
   public static let usage = """
     Usage: pinpadctl [--socket PATH] listen
            pinpadctl [--socket PATH] status
-           pinpadctl [--socket PATH] verdict ID granted|denied [--message TEXT]
-           pinpadctl [--socket PATH] serve --codes FILE [--key FILE]
-           pinpadctl serve --codes FILE [--key FILE] --mqtt [--topics FILTER] [--config FILE]
+           pinpadctl [--socket PATH] verdict ID granted|denied [--message TEXT] [--duress]
+           pinpadctl [--socket PATH] serve --codes FILE [--key FILE] [--state-dir DIR]
+                     [--config FILE]
+           pinpadctl serve --codes FILE [--key FILE] [--state-dir DIR] --mqtt
+                     [--topics FILTER] [--config FILE]
            pinpadctl [--socket PATH] mqtt [--config FILE]
-           pinpadctl hash NAME [--card] [--duress] [--key FILE] [--config FILE]
+           pinpadctl hash NAME [--card] [--duress] [--codes FILE] [--key FILE] [--config FILE]
            pinpadctl --version | -V | --help
 
       listen    print each event from the daemon as one JSON line
       status    print the daemon's status as JSON
       verdict   answer attempt ID
       serve     a reference controller: grant codes and cards whose crypt(3) hashes are
-                in FILE (--key: the key of its tag= options, for large files);
-                with --mqtt it answers every device on the broker of [MQTT] in the config
+                in FILE (FILE.key or --key: the key of its tag= options); its own lockout
+                per keypad is kept in --state-dir; with --mqtt it answers every device
+                on the broker of [MQTT] in the config
       mqtt      bridge the daemon to the MQTT broker of [MQTT] (pinpadctl mqtt --help)
       hash      read a PIN (--card: and a card number) from the terminal (no echo),
-                print the line for FILE (--duress: a duress code; --key: with tags)
+                print the line for the codes file (--codes, default /etc/pinpadd/codes;
+                tagged with FILE.key, made on first use; --duress: a duress code)
     """
 
   public static func run(arguments: [String]) -> Int32 {
@@ -30,6 +35,9 @@ public enum ControlMain {
     SignalReader.ignoreBrokenPipes()
     // `serve` holds codes while it checks them: no core dumps, no crash reports.
     ProcessSetup.forbidDumps()
+    // The buffers that hold codes and cards are locked in memory where allowed, as
+    // the daemon's are (SPEC §7), and zeroed after use.
+    SecretDigits.lockPages = { ProcessSetup.lockPages($0, $1) }
     var words = Arguments(arguments)
     var socketPath = "/run/pinpadd/pinpadd.sock"
     // Options before the command apply to every command; each command reads its own.
@@ -104,10 +112,28 @@ public enum ControlMain {
     return connection
   }
 
+  /// Prints every line as it comes; code lines pass through one locked buffer
+  /// (`SecretLineReader`), zeroed once written, never a String.
   static func listen(_ path: String) throws -> Int32 {
     let connection = try connect(path)
-    while let line = try connection.readLine() { printLine(line) }
-    return 0
+    let reader = SecretLineReader(fd: connection.fd)
+    connection.handOver(to: reader)
+    while true {
+      let line: UnsafeBufferPointer<UInt8>
+      do { line = try reader.nextLine() } catch {
+        if case .closed = error { return 0 }
+        throw ControlError("\(path): \(error)")
+      }
+      // The line and its newline are contiguous in the reader's buffer.
+      let whole = UnsafeBufferPointer(start: line.baseAddress, count: line.count + 1)
+      var done = 0
+      while done < whole.count {
+        let n = Glibc.write(1, whole.baseAddress! + done, whole.count - done)
+        if n < 0, errno == EINTR { continue }
+        guard n > 0 else { return 1 }
+        done += n
+      }
+    }
   }
 
   static func status(_ path: String) throws -> Int32 {
@@ -126,17 +152,25 @@ public enum ControlMain {
     var words = Arguments(arguments)
     guard let id = words.next()?.text, let result = words.next()?.text,
       result == "granted" || result == "denied"
-    else { throw UsageError("verdict ID granted|denied [--message TEXT]") }
+    else { throw UsageError("verdict ID granted|denied [--message TEXT] [--duress]") }
     var message: String? = nil
+    var duress = false
     while let word = words.next() {
-      guard word.name == "--message" else { throw UsageError("unexpected \(word.text)") }
-      message = try words.value(of: word)
+      switch word.name {
+      case "--message": message = try words.value(of: word)
+      case "--duress":
+        try words.flag(word)
+        duress = true
+      default: throw UsageError("unexpected \(word.text)")
+      }
     }
+    if duress, result != "granted" { throw UsageError("verdict: --duress goes with granted") }
     let connection = try connect(path)
     var members: [(String, JSONValue)] = [
       ("type", .string("verdict")), ("id", .string(id)), ("result", .string(result)),
     ]
     if let message { members.append(("message", .string(message))) }
+    if duress { members.append(("duress", .bool(true))) }
     try connection.send(.object(members))
     // The daemon broadcasts the verdict when it takes it, or answers with an error.
     while let line = try connection.readLine() {

@@ -24,6 +24,9 @@ enum ControllerService {
     _ = sigprocmask(SIG_SETMASK, &none, nil)
   }
 
+  static let serveUsage =
+    "serve --codes FILE [--key FILE] [--state-dir DIR] [--config FILE] [--mqtt [--topics FILTER]]"
+
   static func main(socketPath: String, arguments: [String]) throws -> Int32 {
     var words = Arguments(arguments)
     var path: String? = nil
@@ -31,6 +34,7 @@ enum ControllerService {
     var mqtt = false
     var filter: String? = nil
     var configPath: String? = nil
+    var stateDirectory: String? = nil
     while let word = words.next() {
       switch word.name {
       case "--codes": path = try words.value(of: word)
@@ -40,16 +44,17 @@ enum ControllerService {
         mqtt = true
       case "--topics": filter = try words.value(of: word)
       case "--config": configPath = try words.value(of: word)
+      case "--state-dir": stateDirectory = try words.value(of: word)
       default:
-        throw UsageError(
-          "serve --codes FILE [--key FILE] [--mqtt [--topics FILTER] [--config FILE]]"
-            + " (unexpected \(word.text))")
+        throw UsageError("\(serveUsage) (unexpected \(word.text))")
       }
     }
-    if !mqtt, filter != nil || configPath != nil {
-      throw UsageError("serve: --topics and --config go with --mqtt")
-    }
+    if !mqtt, filter != nil { throw UsageError("serve: --topics goes with --mqtt") }
     guard let path, !path.isEmpty else { throw UsageError("serve needs --codes FILE") }
+    if stateDirectory?.isEmpty == true { throw UsageError("serve: --state-dir needs a directory") }
+    // The key beside the codes file (`hash` makes it, SPEC §9.3) is used when present.
+    let besideKey = TagKeyFile.besideCodes(path)
+    if keyPath == nil, FileSystem.exists(besideKey) { keyPath = besideKey }
     var key: CodeTagKey? = nil
     if let keyPath {
       do { key = try TagKeyFile.load(keyPath) } catch {
@@ -59,20 +64,36 @@ enum ControllerService {
     var codes = WatchedCodesFile(path: path)
     let verifier = CodeVerifier(key: key)
     let problems = codes.reloadIfChanged() ?? []
-    for problem in problems where problem != codes.refusal { ControlMain.printError(problem) }
+    if let refusal = codes.refusal { throw CodesFileRefused(description: refusal) }
+    for problem in problems { ControlMain.printError(problem) }
     guard FileSystem.exists(path) else {
       throw ControlError("\(path): cannot read the codes file")
     }
-    if let refusal = codes.refusal { throw CodesFileRefused(description: refusal) }
     if codes.entries.isEmpty {
       ControlMain.printError("pinpadctl serve: \(path) holds no usable line; every code is denied")
     }
     warnAboutUntaggedLines(codes, verifier)
+    let directory = ControllerStateDirectory.resolve(stateDirectory)
     if mqtt {
       return try FleetController.run(
         codes: codes, verifier: verifier, filter: filter ?? FleetController.defaultFilter,
-        configPath: configPath ?? "/etc/pinpadd/pinpadd.conf", configGiven: configPath != nil)
+        configPath: configPath ?? "/etc/pinpadd/pinpadd.conf", configGiven: configPath != nil,
+        stateDirectory: directory)
     }
+    // [Lockout] of the daemon's configuration: the controller's lockout follows it.
+    var rules = LockoutConfig()
+    do {
+      rules =
+        try ConfigLoader.load(
+          path: configPath ?? "/etc/pinpadd/pinpadd.conf", required: configPath != nil
+        ).lockout
+    } catch {
+      ControlMain.printError(error.description)
+      if configPath != nil { return 78 }
+    }
+    let lockout = try LockoutKeeper(
+      directory: directory, file: "lockout", rules: rules,
+      log: { ControlMain.printError("pinpadctl serve: " + $0) })
     var said = false
     while true {
       let fd: FileDescriptor
@@ -86,7 +107,9 @@ enum ControllerService {
         continue
       }
       said = false
-      let reason = serve(connection: fd, codes: &codes, verifier: verifier, socketPath: socketPath)
+      let reason = serve(
+        connection: fd, codes: &codes, verifier: verifier, lockout: lockout,
+        socketPath: socketPath)
       fd.close()
       if case .refused(let why) = reason {
         throw ControlError("\(socketPath): \(why)")
@@ -119,7 +142,7 @@ enum ControllerService {
   /// One connection: the greeting, then every line until the daemon goes away.
   static func serve(
     connection fd: FileDescriptor, codes: inout WatchedCodesFile, verifier: CodeVerifier,
-    socketPath: String
+    lockout: LockoutKeeper, socketPath: String
   ) -> EndOfService {
     let reader = SecretLineReader(fd: fd)
     var greeted = false
@@ -144,13 +167,16 @@ enum ControllerService {
           zeroSecrets(fields, line)
           continue
         }
-        let keypad = fields.text("keypad", in: line) ?? "?"
-        let match = decide(fields, line, codes: &codes, verifier: verifier)
-        let answer = JSONValue.object([("type", .string("verdict"))] + verdictMembers(id, match))
+        let keypad = UntrustedText.sanitized(fields.text("keypad", in: line) ?? "?", maxBytes: 64)
+        let decision = decide(
+          fields, line, codes: &codes, verifier: verifier, lockout: lockout, place: keypad)
+        let answer = JSONValue.object(
+          [("type", .string("verdict"))] + verdictMembers(id, decision))
         do { try fd.writeAll(Array((answer.serialized + "\n").utf8)) } catch {
           return .lost
         }
-        for text in logLines(id: id, place: "keypad \(keypad)", match) {
+        let shownId = UntrustedText.sanitized(id, maxBytes: 64)
+        for text in logLines(id: shownId, place: "keypad \(keypad)", decision) {
           ControlMain.printError("pinpadctl serve: " + text)
         }
       case "error":
@@ -162,12 +188,21 @@ enum ControllerService {
     }
   }
 
-  /// The line matched by a code message's `code` and/or `card` (nil: denied). Re-reads
-  /// the codes file first when it changed; zeroes both values in `line`.
+  /// What was decided for one code message: the line matched (nil: denied) and, for a
+  /// denial, why when it was not "no line matches" (SPEC §9.4: only `locked` so far).
+  struct Decision: Equatable {
+    var match: CodeVerifier.Match?
+    var reason: String? = nil
+  }
+
+  /// The decision for a code message's `code` and/or `card` from `place` (a keypad, or
+  /// DEVICE/KEYPAD): denied unchecked (`locked`) while the controller's lockout is in
+  /// force, else the line they match. Re-reads the codes file first when it changed;
+  /// zeroes both values in `line`.
   static func decide(
     _ fields: JSONFields, _ line: UnsafeBufferPointer<UInt8>, codes: inout WatchedCodesFile,
-    verifier: CodeVerifier
-  ) -> CodeVerifier.Match? {
+    verifier: CodeVerifier, lockout: LockoutKeeper, place: String
+  ) -> Decision {
     let mutableLine = UnsafeMutableBufferPointer(mutating: line)
     let code = fields.range(of: "code").map {
       UnsafeMutableBufferPointer(rebasing: mutableLine[$0])
@@ -179,8 +214,14 @@ enum ControllerService {
       for problem in problems { ControlMain.printError(problem) }
       warnAboutUntaggedLines(codes, verifier)
     }
-    guard code != nil || card != nil else { return nil }
-    return verifier.check(code: code, card: card, entries: codes.entries)
+    guard code != nil || card != nil else { return Decision(match: nil) }
+    if case .locked = lockout.admit(place) {
+      zeroSecrets(fields, line)
+      return Decision(match: nil, reason: "locked")
+    }
+    let match = verifier.check(code: code, card: card, entries: codes.entries)
+    lockout.record(place, granted: match != nil)
+    return Decision(match: match)
   }
 
   /// Zeroes the `code` and `card` values of a line that is not answered.
@@ -193,19 +234,25 @@ enum ControllerService {
     }
   }
 
-  /// `"id"`, `"result"` and, for a duress line, `"duress":true`.
-  static func verdictMembers(_ id: String, _ match: CodeVerifier.Match?) -> [(String, JSONValue)] {
+  /// `"id"`, `"result"`, for a duress line `"duress":true`, and a denial's `"reason"`.
+  static func verdictMembers(_ id: String, _ decision: Decision) -> [(String, JSONValue)] {
+    let match = decision.match
     var members: [(String, JSONValue)] = [
       ("id", .string(id)), ("result", .string(match == nil ? "denied" : "granted")),
     ]
     if match?.duress == true { members.append(("duress", .bool(true))) }
+    if match == nil, let reason = decision.reason { members.append(("reason", .string(reason))) }
     return members
   }
 
   /// What `serve` logs for one attempt: the verdict with the person's name, and for a
-  /// duress line a warning first. Never the code or card.
-  static func logLines(id: String, place: String, _ match: CodeVerifier.Match?) -> [String] {
-    guard let match else { return ["attempt \(id) on \(place): denied"] }
+  /// duress line a warning first. Never the code or card. `id` and `place` are cleaned
+  /// by the caller (`UntrustedText`).
+  static func logLines(id: String, place: String, _ decision: Decision) -> [String] {
+    guard let match = decision.match else {
+      let why = decision.reason.map { " (\($0))" } ?? ""
+      return ["attempt \(id) on \(place): denied\(why)"]
+    }
     if match.duress {
       return [
         "warning: DURESS: \(match.name) on \(place) (attempt \(id)); the door was opened",
@@ -217,7 +264,8 @@ enum ControllerService {
 
   // MARK: hash
 
-  static let hashUsage = "hash NAME [--card] [--duress] [--key FILE] [--config FILE]"
+  static let hashUsage =
+    "hash NAME [--card] [--duress] [--codes FILE] [--key FILE] [--config FILE]"
 
   /// `pinpadctl hash NAME [--card] [--duress] [--key FILE] [--config FILE]`: reads a PIN
   /// (and with `--card` first a card number; an empty PIN then makes a card-only line),
@@ -230,9 +278,11 @@ enum ControllerService {
     var withCard = false
     var duress = false
     var keyPath: String? = nil
+    var codesPath: String? = nil
     var configPath: String? = nil
     while let word = words.next() {
       switch word.name {
+      case "--codes": codesPath = try words.value(of: word)
       case "--card":
         try words.flag(word)
         withCard = true
@@ -249,11 +299,13 @@ enum ControllerService {
       }
     }
     let who = name ?? "code"
-    guard !who.isEmpty, !who.contains(where: { $0 == ":" || $0.isWhitespace }),
-      !who.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
-    else {
-      throw UsageError(
-        "hash: NAME must not be empty or hold a colon, a space or a control character")
+    if let problem = CodesFile.nameProblem(Array(who.utf8)) {
+      ControlMain.printError("pinpadctl hash: \(problem)")
+      return 64
+    }
+    guard !who.contains(where: { $0 == ":" || $0.isWhitespace }) else {
+      ControlMain.printError("pinpadctl hash: the name must not hold a colon or a space")
+      return 64
     }
     // The lengths to warn about: a bad --config FILE is an error; a bad default one only
     // means the PIN's length is not checked.
@@ -279,6 +331,25 @@ enum ControllerService {
       } catch {
         ControlMain.printError("pinpadctl hash: \(error.description)")
         return 78
+      }
+    } else {
+      // The key beside the codes file, made on first use like the file (SPEC §9.3: the
+      // packaged controller is fast with no set-up beyond adding people).
+      let codes = codesPath ?? "/etc/pinpadd/codes"
+      switch TagKeyFile.besideCodesFile(codes) {
+      case .key(let found, let created):
+        key = found
+        if created {
+          ControlMain.printError(
+            "pinpadctl hash: created the key file \(TagKeyFile.besideCodes(codes))"
+              + " (owner and mode of \(codes)); serve uses it")
+        }
+      case .none(let why):
+        if codesPath != nil || why != nil {
+          ControlMain.printError(
+            "pinpadctl hash: warning: \(why ?? "\(codes) does not exist"); the line has no"
+              + " tag, so serve checks it slowly")
+        }
       }
     }
     let terminal = FileDescriptor.standardInput.isTerminal
@@ -384,6 +455,7 @@ final class SecretInput {
 
   init() {
     bytes = .allocate(capacity: SecretInput.capacity + 1)
+    ProcessSetup.lockPages(bytes, SecretInput.capacity + 1)
     bytes.initialize(repeating: 0, count: SecretInput.capacity + 1)
   }
   deinit {
@@ -432,6 +504,8 @@ final class SecretInput {
       if n < 0, errno == EINTR { continue }
       if n <= 0 || byte == 0x0A { break }
       if byte != 0x0D { append(byte) }
+      // Endless input (/dev/zero) or a line too long: stop; the caller refuses it.
+      if overflow { break }
     }
     byte = 0
   }

@@ -29,6 +29,13 @@ public final class LineConnection {
     }
   }
 
+  /// Hands what was read past the last line to `reader` and zeroes it here.
+  func handOver(to reader: SecretLineReader) {
+    reader.prefill(buffer)
+    for i in buffer.indices { buffer[i] = 0 }
+    buffer.removeAll()
+  }
+
   public func send(_ value: JSONValue) throws(Errno) {
     try fd.writeAll(Array((value.serialized + "\n").utf8))
   }

@@ -16,12 +16,21 @@ final class SecretLineReader {
   init(fd: FileDescriptor) {
     self.fd = fd
     buffer = .allocate(capacity: SecretLineReader.capacity)
+    // Locked before any secret is read into it (best effort under RLIMIT_MEMLOCK).
+    ProcessSetup.lockPages(buffer, SecretLineReader.capacity)
     buffer.initialize(repeating: 0, count: SecretLineReader.capacity)
   }
 
   deinit {
     explicitZero(buffer, SecretLineReader.capacity)
     buffer.deallocate()
+  }
+
+  /// Starts the buffer with bytes already read from `fd` (at most its capacity).
+  func prefill(_ bytes: [UInt8]) {
+    let count = min(bytes.count, SecretLineReader.capacity - filled)
+    for i in 0..<count { buffer[filled + i] = bytes[i] }
+    filled += count
   }
 
   enum ReadError: Error {

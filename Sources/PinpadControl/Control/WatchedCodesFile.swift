@@ -7,13 +7,18 @@ import PinpadSystem
 /// re-read when it changes; a bad line is reported as `FILE:LINE: message` and skipped.
 /// A file that others (neither its owner nor its group) may read or write is not used:
 /// hashes of short codes are cheap to guess, and anyone who can write it could add
-/// their own.
+/// their own. Revocation is what matters most: whenever the path is anything but a
+/// readable, valid codes file (gone, a directory, a dangling symlink, refused for its
+/// mode, over 16 MiB, unreadable), every code is denied until a good file is back, with
+/// one line for each change of what is wrong.
 struct WatchedCodesFile {
+  static let maxBytes = 16 << 20
   let path: String
   private(set) var entries: [CodesFile.Entry] = []
   /// What identifies the file's content on disk: a change means "read it again".
   private var stamp: FileStatus? = nil
-  private var unreadable = false
+  /// What was last said about the file not being usable (to say each problem once).
+  private var problem: String? = nil
   /// Why the file on disk is not used (others may read or write it), nil when it is.
   private(set) var refusal: String? = nil
 
@@ -21,32 +26,48 @@ struct WatchedCodesFile {
 
   /// Reads the file again when its inode, size, mode or modification time changed (or
   /// on the first call). Returns the problems of a fresh read, or nil when nothing
-  /// changed. A file that cannot be read, or is refused, keeps the previous entries.
+  /// changed. A file that cannot be used empties the entries: everyone is denied.
   mutating func reloadIfChanged() -> [String]? {
     let now: FileStatus
     do { now = try FileSystem.status(path) } catch {
-      stamp = nil
-      if unreadable { return nil }  // said once; the previous entries stay in force
-      unreadable = true
-      return ["\(path): cannot read: \(error.errno)"]
+      return unusable("\(path): cannot read: \(error.errno)")
     }
-    unreadable = false
     guard now != stamp else { return nil }
     if let why = CodesFile.modeProblem(now.mode) {
-      let said = refusal != nil
-      refusal = "\(path): \(why); not used until fixed (chmod o-rwx \(path))"
-      stamp = nil
-      return said ? nil : [refusal!]  // the previous entries stay in force
+      let line = "\(path): \(why); not used until fixed (chmod o-rwx \(path))"
+      let said = unusable(line)
+      refusal = line
+      return said
     }
     refusal = nil
+    if now.mode & 0o170000 != 0o100000 {
+      return unusable("\(path): not a regular file")
+    }
+    if now.size > Int64(WatchedCodesFile.maxBytes) {
+      return unusable("\(path): larger than 16 MiB")
+    }
     let bytes: [UInt8]
-    do { bytes = try FileSystem.read(path, limit: 16 << 20) } catch {
-      return ["\(error)"]
+    do { bytes = try FileSystem.read(path, limit: WatchedCodesFile.maxBytes) } catch {
+      return unusable("\(error)")
     }
     stamp = now
     let parsed = CodesFile.parse(bytes, path: path)
     entries = parsed.entries
+    if problem != nil {
+      problem = nil
+      return ["\(path): read again; \(entries.count) usable lines"] + parsed.problems
+    }
     return parsed.problems
+  }
+
+  /// The file cannot be used: nobody is granted until it can. `line` is returned (to
+  /// be logged) only when it differs from what was said last.
+  private mutating func unusable(_ line: String) -> [String]? {
+    stamp = nil
+    entries = []
+    guard line != problem else { return nil }
+    problem = line
+    return [line + "; every code is denied until it is back"]
   }
 }
 
@@ -72,8 +93,40 @@ enum TagKeyFile {
     return key
   }
 
-  /// Makes a new key file (32 bytes from getrandom(2), mode 0600); fails if it exists.
-  static func create(_ path: String) throws(ControlError) -> CodeTagKey {
+  /// The key file that goes with the codes file `codes`: `CODES.key` beside it.
+  static func besideCodes(_ codes: String) -> String { codes + ".key" }
+
+  enum Beside {
+    case key(CodeTagKey, created: Bool)
+    /// No key: the codes file does not exist (why nil), or the key cannot be read or made.
+    case none(String?)
+  }
+
+  /// The key beside `codes`, made (with the codes file's owner, group and permission
+  /// bits) when the codes file exists and the key does not.
+  static func besideCodesFile(_ codes: String) -> Beside {
+    var info = stat()
+    guard stat(codes, &info) == 0 else { return .none(nil) }
+    let path = besideCodes(codes)
+    if FileSystem.exists(path) {
+      do { return .key(try load(path), created: false) } catch { return .none(error.description) }
+    }
+    do {
+      let mode = mode_t(info.st_mode & 0o660) | 0o600
+      let made = try create(path, owner: (info.st_uid, info.st_gid), mode: mode)
+      return .key(made, created: true)
+    } catch {
+      // Made at the same moment by another `hash`: use that one.
+      if FileSystem.exists(path), let other = try? load(path) { return .key(other, created: false) }
+      return .none(error.description)
+    }
+  }
+
+  /// Makes a new key file (32 bytes from getrandom(2), mode 0600, or `owner` and `mode`);
+  /// fails if it exists.
+  static func create(
+    _ path: String, owner: (uid_t, gid_t)? = nil, mode: mode_t = 0o600
+  ) throws(ControlError) -> CodeTagKey {
     var key = FileSystem.randomBytes(CodeTagKey.size)
     defer { for i in key.indices { key[i] = 0 } }
     var text = Array(CodeTagKey.fileText(key).utf8)
@@ -81,6 +134,10 @@ enum TagKeyFile {
     do {
       let fd = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY, mode: 0o600)
       defer { fd.close() }
+      if let owner, geteuid() == 0, fchown(fd.rawValue, owner.0, owner.1) != 0 {
+        throw SystemError("fchown", path: path, .current)
+      }
+      if fchmod(fd.rawValue, mode) != 0 { throw SystemError("fchmod", path: path, .current) }
       try fd.writeAll(text)
     } catch {
       throw ControlError("\(path): cannot create the key file: \(error)")

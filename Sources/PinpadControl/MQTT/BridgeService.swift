@@ -303,6 +303,7 @@ final class SecretLineBuffer {
 
   init() {
     buffer = .allocate(capacity: SecretLineBuffer.capacity)
+    ProcessSetup.lockPages(buffer, SecretLineBuffer.capacity)
     buffer.initialize(repeating: 0, count: SecretLineBuffer.capacity)
   }
   deinit {

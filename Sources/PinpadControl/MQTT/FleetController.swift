@@ -8,20 +8,37 @@ import PinpadSystem
 /// publishes each verdict to the `verdict` topic beside the code's. The codes file is
 /// the one of the local `serve`, checked by the same rules (a code, a card, or both on
 /// one line; `"duress":true` in a duress line's verdict); the payload that held the
-/// code and card is zeroed in libmosquitto's buffer once checked.
+/// code and card is zeroed in libmosquitto's buffer once checked. Its own lockout per
+/// DEVICE/KEYPAD (`LockoutKeeper`, file `fleet-lockout` in the state directory) denies
+/// with `"reason":"locked"` unchecked; a payload over `maxPayload` is dropped unparsed;
+/// what it logs of a topic or id is cleaned (`UntrustedText`), and lines about junk
+/// messages are rate-limited (`JunkLog`).
 enum FleetController {
   static let defaultFilter = "pinpadd/+/+/code"
+  /// SPEC §8.2: payloads over 64 KiB are dropped unparsed. A code message is under 300 bytes.
+  static let maxPayload = 64 * 1024
 
   static func run(
     codes initial: WatchedCodesFile, verifier: CodeVerifier, filter: String, configPath: String,
-    configGiven: Bool
+    configGiven: Bool, stateDirectory: String
   ) throws -> Int32 {
     if let problem = MQTTTopic.problemAsCodeFilter(filter) { throw UsageError(problem) }
     var codes = initial
     guard
-      let (_, settings, password) = BridgeService.loadSettings(configPath, required: configGiven)
+      let (config, settings, password) = BridgeService.loadSettings(
+        configPath, required: configGiven)
     else { return 78 }
     let log = Logger(level: .info)
+    let lockout = try LockoutKeeper(
+      directory: stateDirectory, file: "fleet-lockout", rules: config.lockout,
+      log: { line in
+        if line.hasPrefix("warning: ") {
+          log.warning(String(line.dropFirst(9)))
+        } else {
+          log.info(line)
+        }
+      })
+    var junk = JunkLog()
     let signals = try SignalReader(blocking: [SIGTERM, SIGINT])
     // Its own client id, so it can run beside the bridge of the same host.
     let session = MQTTSession(
@@ -34,6 +51,12 @@ enum FleetController {
     var pending: [(topic: String, payload: String, lines: [String])] = []
     session.onMessage = { topic, payload in
       defer { if let base = payload.baseAddress { explicitZero(base, payload.count) } }
+      let shownTopic = UntrustedText.sanitized(topic, maxBytes: 128)
+      guard payload.count <= maxPayload else {
+        junk.say(
+          "\(shownTopic): a payload of \(payload.count) bytes (over 64 KiB); dropped unread", log)
+        return
+      }
       guard MQTTTopic.matches(topic, filter: filter),
         let verdictTopic = MQTTTopic.verdictTopic(forCodeTopic: topic)
       else { return }
@@ -41,13 +64,21 @@ enum FleetController {
       guard let fields = JSONFields(line), let id = fields.text("id", in: line),
         fields.range(of: "code") != nil || fields.range(of: "card") != nil
       else {
-        log.warning("\(topic): not a code message; ignored")
+        junk.say("\(shownTopic): not a code message; ignored", log)
         return
       }
-      let match = ControllerService.decide(fields, line, codes: &codes, verifier: verifier)
-      let answer = JSONValue.object(ControllerService.verdictMembers(id, match))
-      let logged = ControllerService.logLines(id: id, place: String(topic.dropLast(5)), match)
-      pending.append((verdictTopic, answer.serialized, logged))
+      // The place of the lockout: DEVICE/KEYPAD as in the topic (without /code).
+      let place = String(topic.dropLast(5))
+      let decision = ControllerService.decide(
+        fields, line, codes: &codes, verifier: verifier, lockout: lockout,
+        place: UntrustedText.sanitized(place, maxBytes: 256))
+      let answer = JSONValue.object(ControllerService.verdictMembers(id, decision))
+      let logged = ControllerService.logLines(
+        id: UntrustedText.sanitized(id, maxBytes: 64),
+        place: UntrustedText.sanitized(place, maxBytes: 128), decision)
+      // Denials while locked are logged like junk: a flood must not flood the log.
+      pending.append((verdictTopic, answer.serialized, decision.reason == nil ? logged : []))
+      if decision.reason != nil, let first = logged.first { junk.say(first, log) }
     }
     session.start(now: Clock.monotonic())
     while true {
@@ -91,5 +122,33 @@ enum FleetController {
       session.pump(readable: false)
       session.housekeeping(now: Clock.monotonic())
     }
+  }
+}
+
+/// Lines about messages that are not answered (junk, oversized, locked out): the first
+/// `burst` at once, then one every `interval`; what was held back is counted in the next
+/// line that gets out, so a flood costs a few log lines, not one per message.
+struct JunkLog {
+  static let burst = 10
+  static let interval: Duration = .seconds(10)
+  private var allowance = JunkLog.burst
+  private var refilled: Instant? = nil
+  private var held = 0
+
+  mutating func say(_ line: String, _ log: Logger, now: Instant = Clock.monotonic()) {
+    if let refilled, now - refilled >= JunkLog.interval {
+      allowance = JunkLog.burst
+      self.refilled = now
+    } else if refilled == nil {
+      refilled = now
+    }
+    guard allowance > 0 else {
+      held += 1
+      return
+    }
+    allowance -= 1
+    let more = held > 0 ? " (and \(held) such lines held back)" : ""
+    held = 0
+    log.warning(line + more)
   }
 }

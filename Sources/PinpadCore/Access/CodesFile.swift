@@ -73,13 +73,8 @@ public enum CodesFile {
   static func parseLine(_ line: ArraySlice<UInt8>, number: Int) -> Result<Entry, Problem> {
     let fields = line.split(separator: 0x3A, maxSplits: 2, omittingEmptySubsequences: false)
     guard fields.count >= 2 else { return .failure(Problem("expected NAME:HASH[:OPTION,...]")) }
-    guard let name = String(validating: fields[0], as: UTF8.self) else {
-      return .failure(Problem("the name is not UTF-8"))
-    }
-    if name.isEmpty { return .failure(Problem("the name is empty")) }
-    if fields[0].contains(where: { $0 < 0x20 || $0 == 0x7F }) {
-      return .failure(Problem("the name holds a control character"))
-    }
+    if let problem = nameProblem(fields[0]) { return .failure(Problem(problem)) }
+    let name = String(decoding: fields[0], as: UTF8.self)
     var entry = Entry(name: name, line: number, pinHash: nil)
     let pin = fields[1]
     if pin.elementsEqual([0x2D]) {
@@ -141,6 +136,45 @@ public enum CodesFile {
       return "unknown option \(shown) (expected duress, card=HASH, tag=, cardtag=)"
     }
     return nil
+  }
+
+  /// What is wrong with a person's name (the bytes before the first colon), nil when it
+  /// is fine: it must be UTF-8, not empty, not start with `#` (the line would be a
+  /// comment), not start or end with a space, and hold no control character (C0, DEL,
+  /// C1) and no invisible formatting character (bidi overrides and isolates,
+  /// zero-width characters, the BOM, line separators), which would make a log line or
+  /// a listing show another name than the one in the file. Shared by the parser and
+  /// `pinpadctl hash`.
+  public static func nameProblem(_ bytes: some Collection<UInt8>) -> String? {
+    guard let name = String(validating: bytes, as: UTF8.self) else {
+      return "the name is not UTF-8"
+    }
+    guard let first = name.unicodeScalars.first, let last = name.unicodeScalars.last else {
+      return "the name is empty"
+    }
+    if first == "#" { return "the name starts with #, which would make the line a comment" }
+    if first.properties.isWhitespace || last.properties.isWhitespace {
+      return "the name starts or ends with a space"
+    }
+    for scalar in name.unicodeScalars {
+      switch scalar.value {
+      case 0x00...0x1F, 0x7F...0x9F: return "the name holds a control character"
+      default: break
+      }
+      switch scalar.properties.generalCategory {
+      case .format, .lineSeparator, .paragraphSeparator, .control, .surrogate:
+        return
+          "the name holds an invisible formatting character (U+\(hex(scalar.value)):"
+          + " a bidi override, a zero-width character or a BOM)"
+      default: break
+      }
+    }
+    return nil
+  }
+
+  private static func hex(_ value: UInt32) -> String {
+    let digits = String(value, radix: 16, uppercase: true)
+    return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
   }
 
   /// What is wrong with a crypt(3) hash field (the end of "the hash for NAME ..."), nil

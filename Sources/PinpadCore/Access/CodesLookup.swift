@@ -1,7 +1,8 @@
 /// Which codes-file lines a code message can match, and what must be checked on each
 /// (SPEC §9.3):
 /// - a `code` alone matches a line's PIN hash;
-/// - a `card` alone matches a line's card hash;
+/// - a `card` alone matches only a card-only line (`-` for the PIN): a line with a PIN
+///   hash needs the PIN, always, whatever the keypad's card mode;
 /// - a card and a code must match the card hash and the PIN hash of the same line (a
 ///   card-only line never matches a code).
 /// Keyed tags (`CodeTag`) drop the lines whose tag the secret does not produce; a line
@@ -37,7 +38,7 @@ public enum CodesLookup {
   public static func checks(for entry: CodesFile.Entry, code: Bool, card: Bool) -> [Check]? {
     switch (code, card) {
     case (true, false): return entry.pinHash == nil ? nil : [.pin]
-    case (false, true): return entry.cardHash == nil ? nil : [.card]
+    case (false, true): return entry.cardHash == nil || entry.pinHash != nil ? nil : [.card]
     case (true, true): return entry.pinHash == nil || entry.cardHash == nil ? nil : [.card, .pin]
     case (false, false): return nil
     }

@@ -473,17 +473,7 @@ public struct EntryMachine {
 
   /// LockoutSec × 2^(level-1), capped at LockoutMaxSec, in nanoseconds.
   private func lockoutNanoseconds(level: Int) -> Int64 {
-    let cap = lockoutRules.lockoutMax.nanoseconds
-    var length = lockoutRules.lockout.nanoseconds
-    guard length > 0 else { return 0 }
-    var doublings = max(level - 1, 0)
-    while doublings > 0 && length < cap {
-      let (twice, overflow) = length.multipliedReportingOverflow(by: 2)
-      if overflow { return cap }
-      length = twice
-      doublings -= 1
-    }
-    return min(length, cap)
+    lockoutRules.lockoutLength(level: level).nanoseconds
   }
 }
 

@@ -94,6 +94,26 @@ import Testing
     #expect(parsed.problems == expected.map { "/etc/pinpadd/codes:" + $0 })
   }
 
+  @Test(
+    "names that would show as another name or hide the line are refused, FILE:LINE: C1, bidi, BOM, a leading space"
+  )
+  func namesThatBreakTheFile() {
+    let names = [
+      "a\u{85}b", "a\u{9B}31m", "ev\u{202E}lina", "\u{FEFF}alice", " alice", "alice ",
+      "zo\u{200B}e", "a\u{2028}b",
+    ]
+    let text = names.map { "\($0):\(Self.pin)" }.joined(separator: "\n") + "\nok:\(Self.pin)\n"
+    let parsed = CodesFile.parse(Array(text.utf8), path: "/etc/pinpadd/codes")
+    #expect(parsed.entries.map(\.name) == ["ok"])
+    #expect(parsed.problems.count == names.count)
+    for (n, problem) in parsed.problems.enumerated() {
+      #expect(problem.hasPrefix("/etc/pinpadd/codes:\(n + 1): the name "), "\(problem)")
+    }
+    #expect(parsed.problems[2].contains("U+202E"))
+    #expect(CodesFile.nameProblem(Array("#alice".utf8))?.contains("comment") == true)
+    #expect(CodesFile.nameProblem(Array("Zoë Ødegård-李".utf8)) == nil)
+  }
+
   @Test("a name that is not UTF-8 is a problem, not a crash; no hash is ever in a message")
   func notUTF8() {
     let parsed = CodesFile.parse([0xFF, 0xFE, 0x3A] + Array(Self.pin.utf8), path: "f")

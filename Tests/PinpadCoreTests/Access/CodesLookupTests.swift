@@ -34,7 +34,7 @@ import Testing
   static let both = CodesFile.Entry(name: "both", pinHash: hash(2), cardHash: hash(3))
   static let cardOnly = CodesFile.Entry(name: "card", pinHash: nil, cardHash: hash(4))
 
-  @Test("a code alone is checked against PIN hashes, a card alone against card hashes")
+  @Test("a code alone is checked against PIN hashes, a card alone only against card-only lines")
   func oneSecret() {
     let entries = [Self.pinOnly, Self.both, Self.cardOnly]
     #expect(
@@ -43,8 +43,10 @@ import Testing
       ])
     #expect(
       Self.candidates(entries, code: nil, card: "0012345678") == [
-        .init(index: 1, checks: [.card]), .init(index: 2, checks: [.card]),
+        .init(index: 2, checks: [.card])
       ])
+    // A line with a PIN hash needs the PIN, always: the card alone never opens it.
+    #expect(CodesLookup.checks(for: Self.both, code: false, card: true) == nil)
   }
 
   @Test("a card with a code must match both hashes of one line; a card-only line takes no code")
