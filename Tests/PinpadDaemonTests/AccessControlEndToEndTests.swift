@@ -29,8 +29,8 @@ final class ProtocolServer {
   }
 
   deinit {
-    if client >= 0 { close(client) }
-    close(listener)
+    if client >= 0 { Glibc.close(client) }
+    Glibc.close(listener)
   }
 
   /// Waits for the client and greets it.
@@ -39,6 +39,12 @@ final class ProtocolServer {
     guard poll(&pfd, 1, Int32(timeout * 1000)) == 1 else { return false }
     client = Glibc.accept(listener, nil, nil)
     return client >= 0 && send(#"{"type":"hello","protocol":1,"version":"0.1.0"}"#)
+  }
+
+  /// Hangs up on the client.
+  func hangUp() {
+    if client >= 0 { Glibc.close(client) }
+    client = -1
   }
 
   @discardableResult

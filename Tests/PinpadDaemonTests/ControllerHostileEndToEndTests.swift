@@ -224,20 +224,32 @@ import Testing
       dir: dir, name: "serve")
     #expect(E2E.waitUntil(timeout: 10) { controller.log.contains("connected to") })
     let verdicts = try Subscriber(broker, "pinpadd/+/+/verdict", dir: dir)
-    // A well-formed code message with the right code, padded past 64 KiB: not read.
-    let padding = String(repeating: "x", count: 70 * 1024)
-    let bigFile = dir.write(
-      "big.json", #"{"type":"code","id":"big","keypad":"k","code":"2468","pad":"\#(padding)"}"#)
-    let pub = try runProgram(
-      "/usr/bin/mosquitto_pub",
-      broker.arguments(as: nil) + ["-q", "1", "-t", "pinpadd/d1/k/code", "-f", bigFile])
-    #expect(pub.status == 0)
-    #expect(
-      E2E.waitUntil(timeout: 10) { controller.log.contains("over 64 KiB") }, "\(controller.log)")
+    // A well-formed code message with the right code, padded past 64 KiB: never read,
+    // and never in the controller's memory (MQTT 5 Maximum Packet Size: the broker
+    // drops it for this client; over MQTT 3 it would be dropped unparsed).
+    for (name, size) in [("big", 70 * 1024), ("huge", 64 << 20)] {
+      let bigFile = dir.file("\(name).json")
+      var bytes = Data(#"{"type":"code","id":"\#(name)","keypad":"k","code":"2468","pad":""#.utf8)
+      bytes.append(Data(repeating: 0x78, count: size))
+      bytes.append(Data(#""}"#.utf8))
+      #expect(FileManager.default.createFile(atPath: bigFile, contents: bytes))
+      let pub = try runProgram(
+        "/usr/bin/mosquitto_pub",
+        broker.arguments(as: nil) + ["-q", "1", "-t", "pinpadd/d1/k/code", "-f", bigFile],
+        timeout: 30)
+      #expect(pub.status == 0)
+      unlink(bigFile)
+    }
     try broker.publish(
       "pinpadd/d1/k/code", #"{"type":"code","id":"small","keypad":"k","code":"2468"}"#)
     #expect(verdicts.waitFor("pinpadd/d1/k/verdict")?.json?["id"] as? String == "small")
-    #expect(!verdicts.messages.contains { $0.payload.contains("\"big\"") })
+    #expect(
+      !verdicts.messages.contains {
+        $0.payload.contains("\"big\"") || $0.payload.contains("\"huge\"")
+      })
+    let peak = try statusKiB(controller.process.processIdentifier, "VmHWM")
+    print("fleet controller after a 64 MiB code payload: peak RSS \(peak) KiB")
+    #expect(peak < 60 * 1024, "the 64 MiB payload reached the controller's memory")
     // ESC sequences and bidi overrides in topics and ids never reach the log raw.
     // (Mosquitto refuses C0 and C1 controls in topics, so those come in ids.)
     let evil = "\u{1B}[2J\u{202E}\u{9B}31m"
@@ -319,6 +331,39 @@ import Testing
   }
 
   @Test(
+    "serve and listen lock the pages of their code buffers (VmLck) and listen still prints every line",
+    .enabled(if: getuid() == 0, "locking pages under an 8 MiB RLIMIT_MEMLOCK needs root here"))
+  func secretBuffersAreLocked() throws {
+    let dir = TempDir()
+    let codes = ControllerEndToEndTests.writeCodes(
+      dir, try ControllerEndToEndTests.hashLine("alice", "2468") + "\n")
+    let limit = [
+      "--memlock=8388608:8388608", "--", E2E.pinpadctl, "--socket", dir.file("fake.sock"),
+    ]
+    var server = try ProtocolServer(path: dir.file("fake.sock"))
+    let serve = try RunningProcess(
+      "/usr/bin/prlimit",
+      limit + ["serve", "--state-dir", dir.file("state"), "--codes", codes])
+    #expect(server.accept())
+    #expect(server.ask(id: "a", code: "2468", card: nil)?["result"] as? String == "granted")
+    let served = try statusKiB(serve.pid, "VmLck")
+    print("VmLck of serve after a code: \(served) kB")
+    #expect(served > 0)
+    serve.kill(SIGTERM)
+    unlink(dir.file("fake.sock"))
+    server = try ProtocolServer(path: dir.file("fake.sock"))
+    let listen = try RunningProcess("/usr/bin/prlimit", limit + ["listen"])
+    #expect(server.accept())
+    let line = #"{"type":"code","id":"l1","keypad":"door","code":"2468"}"#
+    server.send(line)
+    server.send(#"{"type":"verdict","id":"l1","result":"denied"}"#)
+    #expect(E2E.waitUntil(timeout: 5) { (try? statusKiB(listen.pid, "VmLck")) ?? 0 > 0 })
+    server.hangUp()
+    let printed = listen.stdout.wait()
+    #expect(printed == line + "\n" + #"{"type":"verdict","id":"l1","result":"denied"}"# + "\n")
+  }
+
+  @Test(
     "verdict --duress sends \"duress\":true with a grant; --duress with denied is a usage error")
   func verdictDuress() throws {
     let dir = TempDir()
@@ -344,4 +389,11 @@ import Testing
 enum CodesFileLines {
   /// A yescrypt hash of nothing anybody types (the codes file tests' one).
   static let pin = "$y$j9T$FkGmE7mGVDx2gcM8GiAie0$1cvF3BY2NrVlBPqxfUvfA6n9tzMMgIGLJXnsAN/0nR1"
+}
+
+/// A `kB` field of /proc/PID/status.
+func statusKiB(_ pid: Int32, _ name: String) throws -> Int {
+  let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+  let line = try #require(status.split(separator: "\n").first { $0.hasPrefix(name + ":") })
+  return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])!
 }

@@ -35,14 +35,23 @@ final class MQTTClient {
     }
   }
 
-  init(clientID: String) throws(Failure) {
+  /// MQTT 5's Maximum Packet Size sent in CONNECT (nil: MQTT 3.1.1, no bound): a
+  /// broker does not send this client a larger packet, so libmosquitto never buffers one.
+  let maximumPacketSize: Int?
+  /// MQTT_PROP_MAXIMUM_PACKET_SIZE of mqtt_protocol.h (MQTT 5, §3.1.2.11.4).
+  static let maximumPacketSizeProperty: Int32 = 39
+
+  init(clientID: String, maximumPacketSize: Int? = nil) throws(Failure) {
     _ = MQTTClient.initialised
+    self.maximumPacketSize = maximumPacketSize
     guard let made = mosquitto_new(clientID, true, nil) else {
       throw Failure(code: MOSQ_ERR_NOMEM.rawValue, what: "mosquitto_new")
     }
     handle = made
     mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
-    _ = mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, Int32(MQTT_PROTOCOL_V311))
+    _ = mosquitto_int_option(
+      handle, MOSQ_OPT_PROTOCOL_VERSION,
+      Int32(maximumPacketSize == nil ? MQTT_PROTOCOL_V311 : MQTT_PROTOCOL_V5))
     _ = mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1)
     mosquitto_connect_callback_set(handle) { _, object, code in
       MQTTClient.from(object)?.onConnect(code)
@@ -101,7 +110,17 @@ final class MQTTClient {
   /// Opens the TCP connection (and TLS handshake) and sends CONNECT; `onConnect`
   /// follows from `pump` once the broker answers.
   func connect(host: String, port: Int) throws(Failure) {
-    let rc = mosquitto_connect(handle, host, Int32(port), MQTTClient.keepAliveSeconds)
+    var rc: Int32
+    if let maximumPacketSize {
+      var properties: OpaquePointer? = nil
+      _ = mosquitto_property_add_int32(
+        &properties, MQTTClient.maximumPacketSizeProperty, UInt32(maximumPacketSize))
+      rc = mosquitto_connect_bind_v5(
+        handle, host, Int32(port), MQTTClient.keepAliveSeconds, nil, properties)
+      mosquitto_property_free_all(&properties)
+    } else {
+      rc = mosquitto_connect(handle, host, Int32(port), MQTTClient.keepAliveSeconds)
+    }
     guard rc == MOSQ_ERR_SUCCESS.rawValue else {
       throw Failure(code: rc, what: "cannot connect to \(host):\(port)", errnoValue: errno)
     }

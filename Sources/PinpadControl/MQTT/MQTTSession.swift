@@ -30,6 +30,8 @@ final class MQTTSession {
   var onConnected: (MQTTClient) -> Void = { _ in }
   var onLost: () -> Void = {}
   var onMessage: (String, UnsafeMutableRawBufferPointer) -> Void = { _, _ in }
+  /// Set: connect with MQTT 5 and this Maximum Packet Size (the fleet controller).
+  var maximumPacketSize: Int? = nil
 
   static let maxBackoff: Duration = .seconds(30)
   static let connectTimeout: Duration = .seconds(10)
@@ -55,7 +57,7 @@ final class MQTTSession {
     retryAt = nil
     let made: MQTTClient
     do {
-      made = try MQTTClient(clientID: name)
+      made = try MQTTClient(clientID: name, maximumPacketSize: maximumPacketSize)
       if !settings.username.isEmpty {
         try made.setCredentials(username: settings.username, password: password?.cString)
       }
