@@ -33,7 +33,8 @@ if [ "${DEMO:-yes}" != no ]; then
     # The code goes through a pipe from a shell builtin: never argv, never a file.
     (umask 077 && echo "$demo_code" | "$bin/pinpadctl" hash demo >"$codes")
   fi
-  "$bin/pinpadctl" --socket "$socket" serve --codes "$codes" 2>>"$rundir/serve.log" &
+  "$bin/pinpadctl" --socket "$socket" serve --codes "$codes" --state-dir "$rundir/serve-state" \
+    2>>"$rundir/serve.log" &
   serve=$!
   trap 'kill $serve 2>/dev/null; wait $serve 2>/dev/null || true; [ -z "${saved:-}" ] || stty "$saved"' EXIT
 fi

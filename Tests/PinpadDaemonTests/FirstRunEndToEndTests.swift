@@ -294,9 +294,13 @@ import Testing
       #expect(daemon.contains(example), "\(example) is broken in:\n\(daemon)")
     }
     let control = try render("/man/pinpadctl.1")
+    // The synopsis as words (groff justifies and breaks its lines).
+    let words = control.split(whereSeparator: \.isWhitespace).joined(separator: " ")
     #expect(
-      control.contains("pinpadctl hash NAME [--card] [--duress] [--key KEYFILE] [--config FILE]"))
-    #expect(control.contains("serve --codes FILE [--key KEYFILE]"))
+      words.contains(
+        "pinpadctl hash NAME [--card] [--duress] [--codes CODES] [--key KEYFILE] [--config FILE]"))
+    #expect(words.contains("serve --codes FILE [--key KEYFILE] [--state-dir DIR] [--config FILE]"))
+    #expect(words.contains("verdict ID granted|denied [--message TEXT] [--duress]"))
     for section in ["CODES FILE", "SCALE"] { #expect(control.contains("\n\(section)\n")) }
     #expect(control.contains("pinpadctl hash alice >> /etc/pinpadd/codes"))
     let readme = try String(contentsOfFile: Self.root + "/README.md", encoding: .utf8)

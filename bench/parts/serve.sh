@@ -63,7 +63,8 @@ class Serve:
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         listener.bind(path)
         listener.listen(1)
-        args = [pinpadctl, "--socket", path, "serve", "--codes", codes]
+        args = [pinpadctl, "--socket", path, "serve", "--codes", codes,
+                "--state-dir", os.path.join(self.dir, "state")]
         if use_key: args += ["--key", key]
         self.process = subprocess.Popen(args, stderr=subprocess.DEVNULL)
         listener.settimeout(30)
@@ -75,7 +76,9 @@ class Serve:
 
     def ask(self, members):
         self.n += 1
-        message = {"type": "code", "id": f"b{self.n}", "keypad": "door", **members}
+        # A keypad per code: serve's own lockout (MaxFailures=5 denials in a row on one
+        # keypad) would otherwise answer the later wrong PINs unchecked.
+        message = {"type": "code", "id": f"b{self.n}", "keypad": f"door{self.n}", **members}
         started = time.monotonic()
         self.conn.sendall(json.dumps(message).encode() + b"\n")
         while True:

@@ -7,8 +7,8 @@
 #  running until the first connection starts it; no /opt/swift, no swift;
 #  a site udev rule plus a reinstall: the postinst reloads udev and re-triggers input
 #  devices, so the USB keyboard becomes keypad "door" (tag pinpadd, group pinpadd);
-#  door setup: a codes file (root:pinpadd-serve 0640, unreadable to others) and
-#  pinpadd-serve.service; a PIN typed over QMP on the USB keyboard arrives at
+#  door setup: a codes file (root:pinpadd-serve 0640, unreadable to others), the key
+#  the first hash makes beside it (the same), and pinpadd-serve.service; a PIN typed over QMP on the USB keyboard arrives at
 #  `pinpadctl listen` from keypad door and the reference controller grants it; no
 #  digit of it in the journal;
 #  dpkg --purge: services and socket stopped, keyboard back to group input, and no
@@ -93,6 +93,10 @@ t0=$(rig_now)
 echo "$pin" | pinpadctl hash alice >>/etc/pinpadd/codes
 rig_measure hash "$t0"
 [ "$(stat -c %U:%G:%a /etc/pinpadd/codes)" = root:pinpadd-serve:640 ] || rig_fail "codes file mode changed"
+# The first hash made the key beside the codes file, as the codes file is (issue 24).
+[ "$(stat -c %U:%G:%a /etc/pinpadd/codes.key)" = root:pinpadd-serve:640 ] ||
+  rig_fail "/etc/pinpadd/codes.key is $(stat -c %U:%G:%a /etc/pinpadd/codes.key 2>&1)"
+grep -q '^alice:\$y\$[^:]*:tag=' /etc/pinpadd/codes || rig_fail "alice's line has no tag"
 command -v setpriv >/dev/null || rig_fail "no setpriv"
 setpriv --reuid=nobody --regid=nogroup --clear-groups cat /etc/pinpadd/codes 2>/dev/null &&
   rig_fail "user nobody can read the codes file"
