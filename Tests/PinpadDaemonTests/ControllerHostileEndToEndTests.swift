@@ -364,6 +364,31 @@ import Testing
   }
 
   @Test(
+    "the bridge locks the pages of its buffer of the daemon's lines (VmLck)",
+    .enabled(
+      if: getuid() == 0 && Broker.available,
+      "needs root (an 8 MiB RLIMIT_MEMLOCK) and mosquitto"))
+  func bridgeBufferIsLocked() throws {
+    let dir = TempDir()
+    let broker = try Broker(dir: dir)
+    let daemon = try TypedDaemon(
+      config: mqttSection(broker: "mqtt://127.0.0.1:\(broker.port)", topic: "pinpadd/door1"),
+      dir: dir)
+    let sub = try Subscriber(broker, "pinpadd/door1/status", dir: dir)
+    let bridge = try Background(
+      "/usr/bin/prlimit",
+      [
+        "--memlock=8388608:8388608", "--", E2E.pinpadctl, "--socket", daemon.socket, "mqtt",
+        "--config", daemon.configPath,
+      ], dir: dir, name: "bridge")
+    #expect(
+      sub.waitFor("pinpadd/door1/status") { $0.payload == "online" } != nil, "\(bridge.log)")
+    let locked = try statusKiB(bridge.process.processIdentifier, "VmLck")
+    print("VmLck of the bridge: \(locked) kB")
+    #expect(locked > 0)
+  }
+
+  @Test(
     "verdict --duress sends \"duress\":true with a grant; --duress with denied is a usage error")
   func verdictDuress() throws {
     let dir = TempDir()
