@@ -96,8 +96,8 @@ enum ControllerService {
       log: { ControlMain.printError("pinpadctl serve: " + $0) })
     var said = false
     while true {
-      let fd: FileDescriptor
-      do { fd = try UnixSocket.connect(path: socketPath) } catch {
+      var connection: OwnedDescriptor
+      do { connection = try UnixSocket.connect(path: socketPath) } catch {
         if !said {
           ControlMain.printError(
             "pinpadctl serve: cannot connect to \(socketPath): \(error); retrying every second")
@@ -108,9 +108,9 @@ enum ControllerService {
       }
       said = false
       let reason = serve(
-        connection: fd, codes: &codes, verifier: verifier, lockout: lockout,
+        connection: connection.fd, codes: &codes, verifier: verifier, lockout: lockout,
         socketPath: socketPath)
-      fd.close()
+      connection.close()
       if case .refused(let why) = reason {
         throw ControlError("\(socketPath): \(why)")
       }
@@ -500,8 +500,8 @@ final class SecretInput {
   func readLine(from fd: FileDescriptor) {
     var byte: UInt8 = 0
     while true {
-      let n = read(fd.rawValue, &byte, 1)
-      if n < 0, errno == EINTR { continue }
+      let n =
+        (try? withUnsafeMutableBytes(of: &byte) { (b) throws(Errno) in try fd.read(into: b) }) ?? -1
       if n <= 0 || byte == 0x0A { break }
       if byte != 0x0D { append(byte) }
       // Endless input (/dev/zero) or a line too long: stop; the caller refuses it.
@@ -532,8 +532,10 @@ final class SecretInput {
     var byte: UInt8 = 0
     defer { byte = 0 }
     while true {
-      let n = read(fd, &byte, 1)
-      if n < 0, errno == EINTR { continue }
+      let n =
+        (try? withUnsafeMutableBytes(of: &byte) { (b) throws(Errno) in
+          try FileDescriptor(rawValue: fd).read(into: b)
+        }) ?? -1
       guard n == 1 else { return false }
       switch byte {
       case 0x0D, 0x0A: return true

@@ -132,13 +132,15 @@ enum TagKeyFile {
     var text = Array(CodeTagKey.fileText(key).utf8)
     defer { for i in text.indices { text[i] = 0 } }
     do {
-      let fd = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY, mode: 0o600)
-      defer { fd.close() }
-      if let owner, geteuid() == 0, fchown(fd.rawValue, owner.0, owner.1) != 0 {
+      let file = try OwnedDescriptor.open(
+        path, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY, mode: 0o600)
+      if let owner, geteuid() == 0, fchown(file.fd.rawValue, owner.0, owner.1) != 0 {
         throw SystemError("fchown", path: path, .current)
       }
-      if fchmod(fd.rawValue, mode) != 0 { throw SystemError("fchmod", path: path, .current) }
-      try fd.writeAll(text)
+      if fchmod(file.fd.rawValue, mode) != 0 {
+        throw SystemError("fchmod", path: path, .current)
+      }
+      try file.fd.writeAll(text)
     } catch {
       throw ControlError("\(path): cannot create the key file: \(error)")
     }
