@@ -388,6 +388,27 @@ import Testing
     #expect(locked > 0)
   }
 
+  @Test("a serve started before the first hash takes up the key hash made beside the codes file")
+  func keyMadeAfterServeStarted() throws {
+    let dir = TempDir()
+    let codes = ControllerEndToEndTests.writeCodes(dir, "", mode: 0o640)
+    let server = try ProtocolServer(path: dir.file("fake.sock"))
+    let serve = try Self.serve(dir, codes)
+    #expect(server.accept())
+    let line = try runProgram(
+      E2E.pinpadctl, ["hash", "alice", "--codes", codes], input: "2468\n", timeout: 30)
+    #expect(line.stdout.contains(":tag="))
+    let handle = try #require(FileHandle(forWritingAtPath: codes))
+    handle.seekToEndOfFile()
+    handle.write(Data(line.stdout.utf8))
+    try handle.close()
+    #expect(server.ask(id: "a", code: "2468", card: nil)?["result"] as? String == "granted")
+    _ = server.ask(id: "sync", code: "1111", card: nil)
+    serve.kill(SIGTERM)
+    let log = serve.stderr.wait()
+    #expect(log.contains("using the key \(codes).key for the tags"), "\(log)")
+  }
+
   @Test(
     "verdict --duress sends \"duress\":true with a grant; --duress with denied is a usage error")
   func verdictDuress() throws {

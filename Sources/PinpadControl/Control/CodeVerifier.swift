@@ -14,13 +14,20 @@ final class CodeVerifier: @unchecked Sendable {
     var duress: Bool
   }
 
-  let key: CodeTagKey?
+  /// Set once later by `adoptKey` when `hash` made the key beside the codes file after
+  /// `serve` started (only between checks, on the calling thread).
+  private(set) var key: CodeTagKey?
   /// One per worker; worker `w` alone uses `hashers[w]` (hence @unchecked Sendable).
   private let hashers: [PasswordHasher]
 
   init(key: CodeTagKey?, workers: Int = CodeVerifier.cores) {
     self.key = key
     hashers = (0..<max(1, workers)).map { _ in PasswordHasher() }
+  }
+
+  /// Starts using `key` (when there was none).
+  func adoptKey(_ key: CodeTagKey) {
+    if self.key == nil { self.key = key }
   }
 
   static var cores: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }

@@ -119,6 +119,19 @@ enum ControllerService {
     }
   }
 
+  /// Without a key, starts using the one the first `hash` made beside the codes file
+  /// after `serve` started (SPEC §9.3: nothing to set up beyond adding people).
+  static func adoptKeyBesideCodes(_ path: String, _ verifier: CodeVerifier) {
+    let beside = TagKeyFile.besideCodes(path)
+    guard verifier.key == nil, FileSystem.exists(beside) else { return }
+    do {
+      verifier.adoptKey(try TagKeyFile.load(beside))
+      ControlMain.printError("pinpadctl serve: using the key \(beside) for the tags")
+    } catch {
+      ControlMain.printError("pinpadctl serve: \(error.description); the tags are not used")
+    }
+  }
+
   /// Lines a code alone is crypt(3)-checked against one by one; past this many the
   /// verdict takes long enough (about 16 ms a line, spread over the cores) to say so.
   static let slowLineWarning = 64
@@ -212,6 +225,7 @@ enum ControllerService {
     }
     if let problems = codes.reloadIfChanged() {
       for problem in problems { ControlMain.printError(problem) }
+      adoptKeyBesideCodes(codes.path, verifier)
       warnAboutUntaggedLines(codes, verifier)
     }
     guard code != nil || card != nil else { return Decision(match: nil) }
