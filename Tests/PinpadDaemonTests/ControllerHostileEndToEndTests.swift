@@ -56,6 +56,22 @@ import Testing
     serve.kill(SIGTERM)
   }
 
+  @Test("a state directory that cannot be made or written: one line, exit 69")
+  func stateDirectoryUnavailable() throws {
+    let dir = TempDir()
+    let codes = ControllerEndToEndTests.writeCodes(
+      dir, try ControllerEndToEndTests.hashLine("alice", "2468") + "\n")
+    let run = try runProgram(
+      E2E.pinpadctl,
+      [
+        "--socket", dir.file("none.sock"), "serve", "--state-dir", codes + "/state", "--codes",
+        codes,
+      ])
+    #expect(run.status == 69)
+    #expect(run.stderr.contains("state directory:"), "\(run.stderr)")
+    #expect(run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
+  }
+
   @Test(
     "a locked-out keypad over MQTT: guesses are denied unchecked (reason locked), the right code too, another keypad still works; the global bound stops invented keypads"
   )
