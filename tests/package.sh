@@ -191,6 +191,9 @@ grep -qF 'udevadm trigger --subsystem-match=input --tag-match=pinpadd --action=a
   fail "postrm does not give tagged devices their default group back"
 grep -qF 'rm -rf /var/lib/pinpadd' "$work/control/postrm" || fail "postrm purge keeps /var/lib/pinpadd"
 grep -qF 'rm -f /etc/pinpadd/codes' "$work/control/postrm" || fail "postrm purge keeps the codes file"
+grep -qF 'rm -rf /etc/pinpadd/controller' "$work/control/postrm" || fail "postrm purge keeps the fleet controller's files"
+grep -qF 'install -d -m 0750 -o root -g pinpadd-controller /etc/pinpadd/controller' "$postinst" ||
+  fail "postinst does not make the fleet controller's folder"
 grep -qF "deb-systemd-helper purge" "$work/control/postrm" || fail "postrm does not purge the units' state"
 grep -qF "deb-systemd-invoke stop 'pinpadd.socket'" "$work/control/prerm" || fail "prerm does not stop the socket"
 pass "maintainer scripts: sysusers, enable + start of the socket only, udev reload + trigger, purge"
