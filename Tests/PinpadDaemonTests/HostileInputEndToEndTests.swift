@@ -198,12 +198,14 @@ import Testing
   }
 
   @Test func theDaemonStartsWithDevNullAsItsConfiguration() throws {
-    // The later --config wins: the daemon reads /dev/null, not the file beside it.
+    // The later --config wins: the daemon reads /dev/null (MinLength=4 by default), not
+    // the file beside it, whose MinLength=6 would keep 1234 as "too short".
     let daemon = try RunningDaemon(
-      config: "[Entry]\nMinLength=6\n", extraArguments: ["--config", "/dev/null"])
-    #expect(daemon.arguments.last(where: { $0.hasPrefix("/dev/") }) == "/dev/null")
-    let status = try #require(try daemon.connect().status())
-    #expect(status["type"] as? String == "status")
+      config: "[Entry]\nMinLength=6\n", recording: E2E.recording("1234\n", firstGap: 1),
+      extraArguments: ["--config", "/dev/null"])
+    let client = try daemon.connect()
+    let code = try #require(try client.waitFor("code", timeout: 10)).message
+    #expect(code.string("code") == "1234")
     #expect(!daemon.log.contains("cannot read"), "\(daemon.log)")
     #expect(daemon.stop() == 0)
   }
