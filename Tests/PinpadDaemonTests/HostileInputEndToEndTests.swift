@@ -229,8 +229,8 @@ import Testing
     let fifo = dir.file("fifo.conf")
     #expect(mkfifo(fifo, 0o600) == 0)
     let listener = try #require(boundUnixSocket(dir.file("socket.conf")))
+    defer { listener.close() }
     let terminal = try DisplayTerminal(columns: 80)
-    defer { close(listener) }
     let refused: [(path: String, message: String)] = [
       (fifo, "not a regular file but a FIFO"),
       (dir.path, "not a regular file but a directory"),
@@ -320,9 +320,11 @@ import Testing
   }
 }
 
-/// A Unix stream socket bound at `path` (the caller closes it), nil if that failed.
-func boundUnixSocket(_ path: String) -> Int32? {
-  let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+/// A Unix stream socket bound at `path`, nil if that failed.
+func boundUnixSocket(_ path: String) -> OpenDescriptor? {
+  let owner = OpenDescriptor(
+    OwnedDescriptor(taking: socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)))
+  let fd = owner.fd
   guard fd >= 0 else { return nil }
   var address = sockaddr_un()
   address.sun_family = sa_family_t(AF_UNIX)
@@ -334,11 +336,7 @@ func boundUnixSocket(_ path: String) -> Int32? {
       bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
     }
   }
-  guard bound == 0 else {
-    close(fd)
-    return nil
-  }
-  return fd
+  return bound == 0 ? owner : nil
 }
 
 /// True when `path` is a regular file (a FIFO is never opened to find out).

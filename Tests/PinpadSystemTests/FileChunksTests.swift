@@ -108,8 +108,10 @@ import Testing
     }
     let socketPath = dir + "/socket"
     defer { unlink(socketPath) }
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
+    let owner = OpenDescriptor(
+      OwnedDescriptor(taking: socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)))
+    defer { owner.close() }
+    let fd = owner.fd
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)
     withUnsafeMutableBytes(of: &address.sun_path) { raw in
