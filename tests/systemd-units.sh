@@ -80,6 +80,10 @@ promise $controller "^ConditionPathExists=$cdir/controller.conf\$" "starts witho
 promise $controller '^WantedBy=multi-user.target$' "no [Install] section"
 refuse systemd/pinpadd.sysusers '^m pinpadd input' "pinpadd is put in group input"
 refuse systemd/pinpadd.service '^SupplementaryGroups=.*\binput\b' "pinpadd.service adds group input"
+# pinpadctl locks the pages that hold codes (pinpadctl(1)); mlock is outside @system-service.
+for unit in systemd/pinpadd-serve.service systemd/pinpadd-mqtt.service $controller; do
+  promise "$unit" '^SystemCallFilter=@system-service .*\bmlock\b' "mlock is not allowed"
+done
 [[ $fail == 0 ]] && echo "systemd-units: controller unit and group promises hold"
 
 # --- security -----------------------------------------------------------------------
