@@ -30,6 +30,14 @@ final class MQTTSession {
   var onConnected: (MQTTClient) -> Void = { _ in }
   var onLost: () -> Void = {}
   var onMessage: (String, UnsafeMutableRawBufferPointer) -> Void = { _, _ in }
+  /// When set, used instead of `onMessage` (it also has the retain flag).
+  var onIncoming: ((MQTTClient.Incoming) -> Void)? = nil
+
+  /// The protocol of every connection (the bridge speaks MQTT 5, see `BridgeService`).
+  var version: MQTTClient.ProtocolVersion = .v311
+  /// With MQTT 5, the largest packet the broker may send (larger ones it drops).
+  var maximumIncomingPacket: UInt32? = nil
+  private var takeover = TakeoverWatch()
 
   static let maxBackoff: Duration = .seconds(30)
   static let connectTimeout: Duration = .seconds(10)
@@ -55,7 +63,8 @@ final class MQTTSession {
     retryAt = nil
     let made: MQTTClient
     do {
-      made = try MQTTClient(clientID: name)
+      made = try MQTTClient(clientID: name, version: version)
+      made.maximumIncomingPacket = maximumIncomingPacket
       if !settings.username.isEmpty {
         try made.setCredentials(username: settings.username, password: password?.cString)
       }
@@ -71,6 +80,7 @@ final class MQTTSession {
     made.onConnect = { [unowned self] code in connack(code) }
     made.onDisconnect = { [unowned self] code in disconnected(code) }
     made.onMessage = { [unowned self] topic, payload in onMessage(topic, payload) }
+    if let onIncoming { made.onIncoming = onIncoming }
     client = made
     clientIsDead = false
     closedEarly = nil
@@ -93,16 +103,21 @@ final class MQTTSession {
   private func connack(_ code: Int32) {
     connectDeadline = nil
     guard code == 0 else {
-      // 4: bad user name or password, 5: not authorised (MQTT 3.1.1).
-      let permanent = code == 4 || code == 5
+      // 4: bad user name or password, 5: not authorised (MQTT 3.1.1); in MQTT 5
+      // 0x86 and 0x87, and 0x8C a bad authentication method.
+      let permanent =
+        version == .v5 ? [0x86, 0x87, 0x8C].contains(code) : code == 4 || code == 5
+      let words =
+        version == .v5 ? MQTTClient.describeReason(code) : MQTTClient.describeConnack(code)
       clientIsDead = true
       failed(
-        "\(brokerName): the broker refused the connection: \(MQTTClient.describeConnack(code))",
+        "\(brokerName): the broker refused the connection: \(words)",
         permanent: permanent, now: Clock.monotonic())
       return
     }
     isConnected = true
     everConnected = true
+    takeover.connected(at: Clock.monotonic())
     backoff.reset()
     saidWaiting = false
     log.info("connected to \(brokerName) as \(name)")
@@ -114,8 +129,20 @@ final class MQTTSession {
     connectDeadline = nil
     if isConnected {
       isConnected = false
-      log.warning(
-        "lost the connection to \(brokerName)\(code == 0 ? "" : ": \(MQTTClient.describe(code))")")
+      let now = Clock.monotonic()
+      let takenOver = version == .v5 && code == MQTTClient.sessionTakenOver
+      if takeover.lost(at: now, sessionTakenOver: takenOver) {
+        log.warning(
+          "\(brokerName): another client connected with ClientID \(name) and the broker dropped "
+            + "this one (\(takenOver ? "MQTT 5 reason 0x8E, session taken over" : "disconnected right after connecting, again and again")); "
+            + "give each device its own ClientID= (or its own Topic=, from which the default comes)"
+        )
+      }
+      let reason =
+        code == 0
+        ? ""
+        : ": " + (takenOver ? MQTTClient.describeReason(code) : MQTTClient.describe(code))
+      log.warning("lost the connection to \(brokerName)\(reason)")
       onLost()
       if retryAt == nil { scheduleRetry(now: Clock.monotonic()) }
     } else {
@@ -233,6 +260,37 @@ final class MQTTSession {
 }
 
 private let mosquittoSuccess: Int32 = 0
+
+/// Tells when another client keeps taking this ClientID: said once per run of
+/// takeovers, at the first MQTT 5 "session taken over", or (3.1.1, where the broker
+/// just closes) at the third connection in a row lost within 5 s of its CONNACK.
+struct TakeoverWatch {
+  static let quickLoss: Duration = .seconds(5)
+  static let quickLossesToTell = 3
+  private var connectedAt: Instant? = nil
+  private var quickLosses = 0
+  private var told = false
+
+  mutating func connected(at now: Instant) { connectedAt = now }
+
+  /// True when the one line should be logged now.
+  mutating func lost(at now: Instant, sessionTakenOver: Bool) -> Bool {
+    defer { connectedAt = nil }
+    let quick = connectedAt.map { now - $0 < TakeoverWatch.quickLoss } ?? false
+    if !quick && !sessionTakenOver {
+      // A connection that lasted: whatever took it over has gone away.
+      quickLosses = 0
+      told = false
+      return false
+    }
+    quickLosses += 1
+    guard !told, sessionTakenOver || quickLosses >= TakeoverWatch.quickLossesToTell else {
+      return false
+    }
+    told = true
+    return true
+  }
+}
 
 /// The first line of `[MQTT] PasswordFile=`, in one buffer zeroed when dropped.
 final class SecretPassword {

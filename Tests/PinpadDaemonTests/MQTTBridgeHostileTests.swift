@@ -1,0 +1,292 @@
+import Foundation
+import Glibc
+import Testing
+
+/// `pinpadctl mqtt` against hostile MQTT peers (issue 26, SPEC §8.2): verdicts for the
+/// wrong keypad, retained verdicts, guessable ids, long messages, huge payloads, floods,
+/// and two bridges sharing a ClientID (issue 24). One real Mosquitto on loopback for
+/// the whole suite; each test has its own device topic.
+@Suite(.serialized, .enabled(if: Broker.available, "needs mosquitto and mosquitto-clients"))
+struct MQTTBridgeHostileTests {
+  static func device(
+    _ topic: String, config: String = "", extra: [String] = [], dir: TempDir
+  ) throws -> MQTTBridgeEndToEndTests.Device {
+    try MQTTBridgeEndToEndTests.device(
+      try Broker.shared, topic: topic, extra: extra, dir: dir, config: config)
+  }
+
+  /// Types `digits` on the daemon and returns the id of its code as the controller saw it.
+  static func code(
+    _ door: MQTTBridgeEndToEndTests.Device, _ digits: String, watcher: TestClient
+  ) throws -> String {
+    door.daemon.type(digits + "\r")
+    let code = try #require(try watcher.waitFor("code", timeout: 10), "\(door.bridge.log)")
+    return try #require(code.message.string("id"))
+  }
+
+  /// The result of the first verdict event for `id` the daemon broadcast.
+  static func verdict(_ watcher: TestClient, _ id: String) throws -> String? {
+    try watcher.waitFor("verdict", timeout: 10) { $0.string("id") == id }?.message.string("result")
+  }
+
+  static func waitOnline(_ topic: String, _ door: MQTTBridgeEndToEndTests.Device) throws {
+    #expect(
+      E2E.waitUntil(timeout: 10) { door.daemon.clients() == 1 }, "\(door.bridge.log)")
+    _ = topic
+  }
+
+  @Test(
+    "a verdict on another keypad's verdict topic is ignored with one line (no id, no digit); the attempt's own topic decides"
+  )
+  func otherKeypadIgnored() throws {
+    let dir = TempDir()
+    let broker = try Broker.shared
+    let door = try Self.device(
+      "hostile/keypads", config: "[Keypad lobby]\nGrab=no\n[Keypad vault]\nGrab=no\n", dir: dir)
+    try Self.waitOnline("hostile/keypads", door)
+    let watcher = try door.daemon.connect()
+    let id = try Self.code(door, "2468", watcher: watcher)
+    for other in ["vault", "default"] {
+      try broker.publish(
+        "hostile/keypads/\(other)/verdict", #"{"id":"\#(id)","result":"granted"}"#)
+    }
+    try broker.publish("hostile/keypads/lobby/verdict", #"{"id":"\#(id)","result":"denied"}"#)
+    #expect(try Self.verdict(watcher, id) == "denied", "\(door.bridge.log)")
+    let refusals = door.bridge.log.split(separator: "\n").filter { $0.contains("another keypad") }
+    #expect(refusals.count == 2, "\(door.bridge.log)")
+    #expect(!door.bridge.log.contains(id))
+    #expect(!door.bridge.log.contains("2468"))
+  }
+
+  @Test(
+    "a retained verdict is never taken, even for the right id on the right topic; ids are 128 random bits"
+  )
+  func retainedIgnoredAndIdsRandom() throws {
+    let dir = TempDir()
+    let broker = try Broker.shared
+    let door = try Self.device("hostile/retained", dir: dir)
+    try Self.waitOnline("hostile/retained", door)
+    let watcher = try door.daemon.connect()
+    let id = try Self.code(door, "1357", watcher: watcher)
+    try broker.publish(
+      "hostile/retained/default/verdict", #"{"id":"\#(id)","result":"granted"}"#, retain: true)
+    try broker.publish("hostile/retained/default/verdict", #"{"id":"\#(id)","result":"denied"}"#)
+    #expect(try Self.verdict(watcher, id) == "denied", "\(door.bridge.log)")
+    #expect(door.bridge.log.contains("a retained message is never taken as a verdict"))
+    try broker.publish("hostile/retained/default/verdict", "", retain: true)
+
+    // Ids: 32 hex digits, nothing shared with the one before (no prefix, no counter).
+    let second = try Self.code(door, "9753", watcher: watcher)
+    for each in [id, second] {
+      #expect(each.utf8.count == 32, "\(each)")
+      #expect(each.allSatisfy { $0.isHexDigit && !$0.isUppercase }, "\(each)")
+    }
+    #expect(id.prefix(8) != second.prefix(8))
+  }
+
+  @Test(
+    "a 5000-character or 700-control-character message is cut to 200 bytes: the verdict arrives and the bridge stays connected"
+  )
+  func longMessageCut() throws {
+    let dir = TempDir()
+    let broker = try Broker.shared
+    let door = try Self.device("hostile/long", dir: dir)
+    try Self.waitOnline("hostile/long", door)
+    let watcher = try door.daemon.connect()
+    for (digits, message) in [
+      ("1111", String(repeating: "x", count: 5000)),
+      ("2222", String(repeating: "\\u0001", count: 700)),
+    ] {
+      let id = try Self.code(door, digits, watcher: watcher)
+      try broker.publish(
+        "hostile/long/default/verdict",
+        #"{"id":"\#(id)","result":"granted","message":"\#(message)"}"#)
+      #expect(try Self.verdict(watcher, id) == "granted", "\(door.bridge.log)")
+    }
+    #expect(!door.bridge.log.contains("disconnected from"), "\(door.bridge.log)")
+    #expect(door.daemon.clients() == 2)  // the bridge and the watcher
+  }
+
+  @Test("a verdict payload over 64 KiB is dropped unread; the next verdict is taken")
+  func hugePayloadDropped() throws {
+    let dir = TempDir()
+    let broker = try Broker.shared
+    let door = try Self.device("hostile/huge", dir: dir)
+    try Self.waitOnline("hostile/huge", door)
+    let watcher = try door.daemon.connect()
+    let id = try Self.code(door, "4444", watcher: watcher)
+    // A valid granted verdict, made big by its message.
+    let big = dir.write(
+      "big.json",
+      #"{"id":"\#(id)","result":"granted","message":"\#(String(repeating: "y", count: 100_000))"}"#)
+    let sent = try runProgram(
+      "/usr/bin/mosquitto_pub",
+      broker.clientArguments + ["-q", "1", "-t", "hostile/huge/default/verdict", "-f", big])
+    #expect(sent.status == 0, "\(sent.stderr)")
+    try broker.publish("hostile/huge/default/verdict", #"{"id":"\#(id)","result":"denied"}"#)
+    #expect(try Self.verdict(watcher, id) == "denied", "\(door.bridge.log)")
+    #expect(door.bridge.isRunning)
+  }
+
+  @Test(
+    "a code carries an MQTT 5 message expiry of VerdictTimeoutSec, rounded up to whole seconds"
+  )
+  func codeExpiry() throws {
+    let dir = TempDir()
+    let broker = try Broker.shared
+    let door = try Self.device(
+      "hostile/expiry", config: "[Socket]\nVerdictTimeoutSec=2.5\n", dir: dir)
+    try Self.waitOnline("hostile/expiry", door)
+    let sub = try Background(
+      "/usr/bin/mosquitto_sub",
+      broker.clientArguments + [
+        "-V", "5", "-q", "1", "-C", "1", "-t", "hostile/expiry/+/code", "-F", "expiry=%E",
+      ], dir: dir, name: "sub")
+    E2E.sleep(0.3)
+    door.daemon.type("5555\r")
+    #expect(sub.exitStatus(within: 10) == 0)
+    #expect(sub.log.trimmingCharacters(in: .whitespacesAndNewlines) == "expiry=3", "\(sub.log)")
+  }
+
+  @Test(
+    "a full daemon socket: verdicts wait in the bridge's queue, none lost (10^4 verdicts, a reader that pauses 1 s)"
+  )
+  func floodQueued() throws {
+    let dir = TempDir()
+    let broker = try Broker.shared
+    let count = Int(ProcessInfo.processInfo.environment["PINPADD_FLOOD"] ?? "") ?? 10_000
+    let standIn = try StandInDaemon(dir: dir)
+    let config = dir.write(
+      "bridge.conf", mqttSection(broker: "mqtt://127.0.0.1:\(broker.port)", topic: "hostile/flood"))
+    let bridge = try Background(
+      E2E.pinpadctl, ["--socket", standIn.path, "mqtt", "--config", config], dir: dir,
+      name: "bridge")
+    #expect(standIn.accept(), "\(bridge.log)")
+    // The bridge's status request, then 100 codes from the "daemon".
+    let ids = (0..<100).map { _ in
+      (0..<4).map { _ in String(format: "%08x", UInt32.random(in: 0...UInt32.max)) }.joined()
+    }
+    for id in ids {
+      standIn.send(#"{"type":"code","id":"\#(id)","keypad":"default","code":"1234"}"#)
+    }
+    let verdicts = dir.write(
+      "verdicts.txt",
+      (0..<count).map { #"{"id":"\#(ids[$0 % ids.count])","result":"denied"}"# }.joined(
+        separator: "\n") + "\n")
+    // The codes are published before the flood starts (they go out in order).
+    let codes = try Subscriber(broker, "hostile/flood/+/code", dir: dir)
+    _ = codes
+    E2E.sleep(0.5)
+    let started = E2E.now()
+    let pub = try Background(
+      "/bin/sh",
+      [
+        "-c",
+        "exec /usr/bin/mosquitto_pub \(broker.clientArguments.joined(separator: " ")) -q 1 "
+          + "-t hostile/flood/default/verdict -l < \(verdicts)",
+      ], dir: dir, name: "pub")
+    E2E.sleep(1)  // the "daemon" reads nothing for a second: its socket fills
+    let lines = standIn.readLines(timeout: 120) { lines in
+      lines.count >= count + 1 && !pub.isRunning
+    }
+    let received = lines.filter { $0.contains(#""type":"verdict""#) }.count
+    print(
+      "mqtt-flood: \(count) verdicts published, \(received) reached the daemon, "
+        + "\(count - received) lost, in \(String(format: "%.1f", E2E.now() - started)) s")
+    #expect(pub.exitStatus(within: 60) == 0, "\(pub.log)")
+    #expect(received == count, "\(bridge.log.suffix(2000))")
+    #expect(!bridge.log.contains("dropped"), "\(bridge.log.suffix(2000))")
+  }
+
+  @Test(
+    "two bridges with one ClientID: the broker's session takeover is said in one line naming the ClientID"
+  )
+  func sharedClientIDSaid() throws {
+    let dir = TempDir()
+    let broker = try Broker.shared
+    var bridges: [Background] = []
+    for name in ["a", "b"] {
+      let config = dir.write(
+        "\(name).conf",
+        "[MQTT]\nBroker=mqtt://127.0.0.1:\(broker.port)\nTopic=hostile/twin-\(name)\nClientID=twin-door\n"
+      )
+      bridges.append(
+        try Background(
+          E2E.pinpadctl, ["--socket", dir.file("none.sock"), "mqtt", "--config", config], dir: dir,
+          name: "bridge-\(name)"))
+      E2E.sleep(0.5)
+    }
+    let said = E2E.waitUntil(timeout: 10) {
+      bridges.contains { $0.log.contains("another client connected with ClientID twin-door") }
+    }
+    #expect(said, "\(bridges.map(\.log))")
+    let lines = bridges.flatMap { $0.log.split(separator: "\n") }.filter {
+      $0.contains("another client connected with ClientID")
+    }
+    #expect(lines.count >= 1 && lines.count <= 2, "\(lines)")
+    // Mosquitto 2.0 closes the old connection before its DISCONNECT 0x8E is out, so
+    // the bridge usually tells it by the repeated loss right after connecting.
+    #expect(
+      lines.allSatisfy { $0.contains("session taken over") || $0.contains("again and again") },
+      "\(lines)")
+  }
+
+  @Test(
+    "no ClientID= set: two bridges on one host take their ClientIDs from their topics and both stay connected"
+  )
+  func defaultClientIDsDiffer() throws {
+    let dir = TempDir()
+    let broker = try Broker.shared
+    let sub = try Subscriber(broker, "hostile/own-+/status", dir: dir)
+    var bridges: [Background] = []
+    for name in ["a", "b"] {
+      let config = dir.write(
+        "\(name).conf",
+        "[MQTT]\nBroker=mqtt://127.0.0.1:\(broker.port)\nTopic=hostile/own-\(name)\n")
+      bridges.append(
+        try Background(
+          E2E.pinpadctl, ["--socket", dir.file("none.sock"), "mqtt", "--config", config], dir: dir,
+          name: "bridge-\(name)"))
+    }
+    #expect(
+      E2E.waitUntil(timeout: 10) {
+        bridges.allSatisfy { $0.log.contains("connected to mqtt://") }
+      }, "\(bridges.map(\.log))")
+    #expect(bridges[0].log.contains(" as hostile/own-a"))
+    #expect(bridges[1].log.contains(" as hostile/own-b"))
+    E2E.sleep(2)
+    for bridge in bridges {
+      #expect(!bridge.log.contains("lost the connection"), "\(bridge.log)")
+    }
+    _ = sub
+  }
+
+  @Test(
+    "keypad names that cannot be one topic level, or that meet in one, are refused FILE:LINE (exit 78) by the daemon and the bridge",
+    arguments: [
+      ("[Keypad a+b]\n", 1, "contains +"), ("[Keypad a/b]\n", 1, "contains /"),
+      ("[Keypad a b]\n[Keypad a_b]\n", 2, "would share the topic level a_b"),
+      ("[Keypad caf\u{FFFD}]\n", 1, "is not valid UTF-8"),
+    ])
+  func collidingKeypadNames(text: String, line: Int, message: String) throws {
+    let dir = TempDir()
+    let path = dir.file("p.conf")
+    var bytes = Array(text.utf8)
+    // The U+FFFD case is written as the byte 0xFF, which is not UTF-8.
+    if let at = text.utf8.firstIndex(of: 0xEF), text.contains("\u{FFFD}") {
+      let offset = text.utf8.distance(from: text.utf8.startIndex, to: at)
+      bytes.replaceSubrange(offset..<offset + 3, with: [0xFF])
+    }
+    _ = FileManager.default.createFile(
+      atPath: path, contents: Data(bytes + Array("[MQTT]\nBroker=mqtt://127.0.0.1\n".utf8)))
+    let check = try runProgram(E2E.pinpadd, ["--check-config", "--config", path])
+    #expect(check.status == 78)
+    #expect(check.stderr.hasPrefix("\(path):\(line): "), "\(check.stderr)")
+    #expect(check.stderr.contains(message), "\(check.stderr)")
+    #expect(check.stderr.split(separator: "\n").count == 1)
+    let bridge = try runProgram(
+      E2E.pinpadctl, ["--socket", dir.file("none.sock"), "mqtt", "--config", path])
+    #expect(bridge.status == 78)
+    #expect(bridge.stderr == check.stderr)
+  }
+}
