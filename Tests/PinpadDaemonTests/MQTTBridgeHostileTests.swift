@@ -149,6 +149,34 @@ struct MQTTBridgeHostileTests {
   }
 
   @Test(
+    "a code queued for an offline persistent subscriber expires with the verdict timeout: it is not delivered later"
+  )
+  func queuedCodeExpires() throws {
+    let dir = TempDir()
+    let broker = try Broker.shared
+    let subscribe =
+      broker.clientArguments + [
+        "-c", "-i", "hostile-offline", "-q", "1", "-t", "hostile/queued/+/code",
+      ]
+    // A clean=false session with its subscription, then gone (the broker keeps it).
+    let first = try Background("/usr/bin/mosquitto_sub", subscribe, dir: dir, name: "sub1")
+    E2E.sleep(0.5)
+    first.kill(SIGKILL)
+    let door = try Self.device(
+      "hostile/queued", config: "[Socket]\nVerdictTimeoutSec=1\n", dir: dir)
+    try Self.waitOnline("hostile/queued", door)
+    let watcher = try door.daemon.connect()
+    _ = try Self.code(door, "8642", watcher: watcher)
+    E2E.sleep(2.5)
+    let again = try Background(
+      "/usr/bin/mosquitto_sub", subscribe + ["-F", "%t %p"], dir: dir, name: "sub2")
+    E2E.sleep(1)
+    again.kill(SIGKILL)
+    #expect(!again.log.contains("8642"), "\(again.log)")
+    #expect(!again.log.contains("/code"), "\(again.log)")
+  }
+
+  @Test(
     "a full daemon socket: verdicts wait in the bridge's queue, none lost (10^4 verdicts, a reader that pauses 1 s)"
   )
   func floodQueued() throws {
