@@ -305,6 +305,22 @@ struct MQTTBridgeHostileTests {
     _ = sub
   }
 
+  @Test("a broker that speaks only MQTT 3.1.1: the bridge says so once and connects with 3.1.1")
+  func fallsBackTo311() throws {
+    let dir = TempDir()
+    let broker = try Old311Broker()
+    let config = dir.write(
+      "bridge.conf", "[MQTT]\nBroker=mqtt://127.0.0.1:\(broker.port)\nTopic=hostile/old\n")
+    let bridge = try Background(
+      E2E.pinpadctl, ["--socket", dir.file("none.sock"), "mqtt", "--config", config], dir: dir,
+      name: "bridge")
+    #expect(
+      E2E.waitUntil(timeout: 10) { bridge.log.contains("connected to mqtt://") }, "\(bridge.log)")
+    #expect(bridge.log.contains("does not speak MQTT 5; using MQTT 3.1.1"))
+    #expect(broker.levels.prefix(2) == [5, 4], "\(broker.levels)")
+    #expect(bridge.isRunning)
+  }
+
   @Test(
     "keypad names that cannot be one topic level, or that meet in one, are refused FILE:LINE (exit 78) by the daemon and the bridge",
     arguments: [
@@ -332,5 +348,63 @@ struct MQTTBridgeHostileTests {
       E2E.pinpadctl, ["--socket", dir.file("none.sock"), "mqtt", "--config", path])
     #expect(bridge.status == 78)
     #expect(bridge.stderr == check.stderr)
+  }
+}
+
+/// A broker that knows only MQTT 3.1.1: it refuses a CONNECT of protocol level 5 with
+/// CONNACK 0x01 (unacceptable protocol version) and accepts level 4, then says nothing.
+final class Old311Broker: @unchecked Sendable {
+  let port: Int
+  private let listener: Int32
+  private let lock = NSLock()
+  private var seen: [UInt8] = []
+  private var open: [Int32] = []
+
+  var levels: [UInt8] { lock.withLock { seen } }
+
+  init() throws {
+    port = Broker.freePort()
+    listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var yes: Int32 = 1
+    setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = UInt16(port).bigEndian
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard bound == 0, listen(listener, 4) == 0 else { throw ClientError("bind: \(errno)") }
+    let fd = listener
+    Thread.detachNewThread { [self] in
+      while true {
+        let client = accept(fd, nil, nil)
+        if client < 0 { return }
+        var header = [UInt8](repeating: 0, count: 9)
+        var got = 0
+        while got < 9 {
+          let n = header.withUnsafeMutableBytes { recv(client, $0.baseAddress! + got, 9 - got, 0) }
+          if n <= 0 { break }
+          got += n
+        }
+        let level = got == 9 ? header[8] : 0
+        lock.withLock { seen.append(level) }
+        let answer: [UInt8] = [0x20, 0x02, 0x00, level == 4 ? 0x00 : 0x01]
+        _ = answer.withUnsafeBytes { send(client, $0.baseAddress!, 4, Int32(MSG_NOSIGNAL)) }
+        if level == 4 {
+          lock.withLock { open.append(client) }
+        } else {
+          close(client)
+        }
+      }
+    }
+  }
+
+  deinit {
+    shutdown(listener, Int32(SHUT_RDWR))
+    close(listener)
+    for fd in lock.withLock({ open }) { close(fd) }
   }
 }

@@ -102,6 +102,16 @@ final class MQTTSession {
 
   private func connack(_ code: Int32) {
     connectDeadline = nil
+    if version == .v5, code == 1 || code == 0x84 {
+      // A 3.1.1 broker answers an MQTT 5 CONNECT with "unacceptable protocol version".
+      log.warning(
+        "\(brokerName) does not speak MQTT 5; using MQTT 3.1.1 "
+          + "(code messages then carry no expiry)")
+      version = .v311
+      clientIsDead = true
+      retryAt = Clock.monotonic()
+      return
+    }
     guard code == 0 else {
       // 4: bad user name or password, 5: not authorised (MQTT 3.1.1); in MQTT 5
       // 0x86 and 0x87, and 0x8C a bad authentication method.
