@@ -352,3 +352,51 @@ func daemonErrorsWithoutIds() {
   #expect(actions == [.warn("the daemon says: attempt ID was already decided")])
   #expect(BridgeCore.withoutIDs("keypad door1 at 12") == "keypad door1 at 12")
 }
+
+@Suite("Bridge: telling a ClientID taken over")
+struct TakeoverWatchTests {
+  static let t0 = Instant.seconds(50)
+
+  @Test("MQTT 5 session taken over: said at once, and once for the whole run of takeovers")
+  func sessionTakenOver() {
+    var watch = TakeoverWatch()
+    watch.connected(at: Self.t0)
+    let first = watch.lost(at: Self.t0 + .seconds(60), sessionTakenOver: true)
+    watch.connected(at: Self.t0 + .seconds(61))
+    let second = watch.lost(at: Self.t0 + .seconds(62), sessionTakenOver: true)
+    #expect(first && !second)
+  }
+
+  @Test("without a reason: the third connection in a row lost within 5 s of connecting is said")
+  func quickLosses() {
+    var watch = TakeoverWatch()
+    var now = Self.t0
+    var said: [Bool] = []
+    for _ in 0..<4 {
+      watch.connected(at: now)
+      now = now + .seconds(1)
+      said.append(watch.lost(at: now, sessionTakenOver: false))
+      now = now + .seconds(1)
+    }
+    #expect(said == [false, false, true, false])
+  }
+
+  @Test("a connection that lasted starts the count again, and a later run is said again")
+  func lastingConnectionResets() {
+    var watch = TakeoverWatch()
+    var now = Self.t0
+    func quick() -> Bool {
+      watch.connected(at: now)
+      now = now + .seconds(1)
+      return watch.lost(at: now, sessionTakenOver: false)
+    }
+    let run = [quick(), quick(), quick()]
+    watch.connected(at: now)
+    now = now + .seconds(600)
+    let lasted = watch.lost(at: now, sessionTakenOver: false)
+    let again = [quick(), quick(), quick()]
+    #expect(run == [false, false, true])
+    #expect(!lasted)
+    #expect(again == [false, false, true])
+  }
+}
