@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PinpadSystem
 import Testing
 
 /// `pinpadctl mqtt` against hostile MQTT peers (issue 26, SPEC §8.2): verdicts for the
@@ -355,33 +356,36 @@ struct MQTTBridgeHostileTests {
 /// CONNACK 0x01 (unacceptable protocol version) and accepts level 4, then says nothing.
 final class Old311Broker: @unchecked Sendable {
   let port: Int
-  private let listener: Int32
+  private let listener: OpenDescriptor
   private let lock = NSLock()
   private var seen: [UInt8] = []
-  private var open: [Int32] = []
+  private var open: [OpenDescriptor] = []
 
   var levels: [UInt8] { lock.withLock { seen } }
 
   init() throws {
     port = Broker.freePort()
-    listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    listener = OpenDescriptor(
+      OwnedDescriptor(taking: socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)))
+    let fd = listener.fd
     var yes: Int32 = 1
-    setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     address.sin_port = UInt16(port).bigEndian
     let bound = withUnsafePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
       }
     }
-    guard bound == 0, listen(listener, 4) == 0 else { throw ClientError("bind: \(errno)") }
-    let fd = listener
+    guard bound == 0, listen(fd, 4) == 0 else { throw ClientError("bind: \(errno)") }
     Thread.detachNewThread { [self] in
       while true {
-        let client = accept(fd, nil, nil)
-        if client < 0 { return }
+        let taken = accept(fd, nil, nil)
+        if taken < 0 { return }
+        let owner = OpenDescriptor(OwnedDescriptor(taking: taken))
+        let client = owner.fd
         var header = [UInt8](repeating: 0, count: 9)
         var got = 0
         while got < 9 {
@@ -394,17 +398,16 @@ final class Old311Broker: @unchecked Sendable {
         let answer: [UInt8] = [0x20, 0x02, 0x00, level == 4 ? 0x00 : 0x01]
         _ = answer.withUnsafeBytes { send(client, $0.baseAddress!, 4, Int32(MSG_NOSIGNAL)) }
         if level == 4 {
-          lock.withLock { open.append(client) }
+          lock.withLock { open.append(owner) }
         } else {
-          close(client)
+          owner.close()
         }
       }
     }
   }
 
   deinit {
-    shutdown(listener, Int32(SHUT_RDWR))
-    close(listener)
-    for fd in lock.withLock({ open }) { close(fd) }
+    // The accepting thread wakes with an error and ends; the owners close the rest.
+    shutdown(listener.fd, Int32(SHUT_RDWR))
   }
 }

@@ -386,13 +386,18 @@ func mqttSection(broker: String, topic: String, extra: [String] = []) -> String 
 /// socket that stops reading).
 final class StandInDaemon {
   let path: String
-  private let listener: Int32
-  private(set) var client: Int32 = -1
+  private let listenerOwner: OpenDescriptor
+  private var listener: Int32 { listenerOwner.fd }
+  private var clientOwner: OpenDescriptor? = nil
+  var client: Int32 { clientOwner?.fd ?? -1 }
   private var buffer: [UInt8] = []
 
   init(dir: TempDir) throws {
     path = dir.file("standin.sock")
-    listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    listenerOwner = OpenDescriptor(
+      OwnedDescriptor(
+        taking: socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)))
+    let listener = listenerOwner.fd
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)
     withUnsafeMutableBytes(of: &address.sun_path) { raw in
@@ -407,18 +412,15 @@ final class StandInDaemon {
       throw ClientError("stand-in daemon: bind/listen: \(errno)")
     }
   }
-  deinit {
-    if client >= 0 { close(client) }
-    close(listener)
-  }
 
   /// Waits for the bridge to connect, makes the receive buffer small (so the bridge
   /// meets a full socket soon) and sends the hello.
   func accept(timeout: Double = 15, receiveBuffer: Int32 = 4096) -> Bool {
     var entry = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
     guard poll(&entry, 1, Int32(timeout * 1000)) == 1 else { return false }
-    client = Glibc.accept(listener, nil, nil)
-    guard client >= 0 else { return false }
+    let taken = Glibc.accept(listener, nil, nil)
+    guard taken >= 0 else { return false }
+    clientOwner = OpenDescriptor(OwnedDescriptor(taking: taken))
     var size = receiveBuffer
     setsockopt(client, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
     return send(#"{"type":"hello","protocol":1,"version":"0.0.0"}"#)
