@@ -127,6 +127,9 @@ struct MQTTBridgeHostileTests {
     try broker.publish("hostile/huge/default/verdict", #"{"id":"\#(id)","result":"denied"}"#)
     #expect(try Self.verdict(watcher, id) == "denied", "\(door.bridge.log)")
     #expect(door.bridge.isRunning)
+    // The bridge's maximum packet size (MQTT 5 CONNECT) made the broker keep it.
+    let brokerLog = (try? String(contentsOfFile: broker.logPath, encoding: .utf8)) ?? ""
+    #expect(brokerLog.contains("Dropping too large outgoing PUBLISH for test-hostile/huge"))
   }
 
   @Test(
