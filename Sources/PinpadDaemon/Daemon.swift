@@ -50,13 +50,11 @@ public final class Daemon {
     lockout = LockoutStore(directory: options.stateDirectory)
     let saved = try LockoutFile.load(
       directory: options.stateDirectory, config: config, log: log)
-    let prefix = FileSystem.randomBytes(4).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }
-      .joined()
     session = Session(
       settings: .init(
-        version: pinpaddVersion, idPrefix: prefix,
-        persistent: options.stateDirectory != "none", screenKeypad: KeypadDevices.screenKeypad),
-      config: config, saved: saved, random: SystemRandom())
+        version: pinpaddVersion, persistent: options.stateDirectory != "none",
+        screenKeypad: KeypadDevices.screenKeypad),
+      config: config, saved: saved, random: SystemRandom(), idRandom: SystemRandom())
     do {
       loop = try EventLoop()
       deadlineTimer = try Timer()
@@ -245,7 +243,7 @@ public enum SignalNumbers {
   public static let terminate: Int32 = 15
 }
 
-/// A RandomNumberGenerator over getrandom(2) (scrambled keypad layouts).
+/// A RandomNumberGenerator over getrandom(2) (scrambled keypad layouts, attempt ids).
 struct SystemRandom: RandomNumberGenerator {
   mutating func next() -> UInt64 {
     FileSystem.randomBytes(8).reduce(0) { $0 << 8 | UInt64($1) }

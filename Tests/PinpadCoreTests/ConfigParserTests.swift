@@ -426,7 +426,29 @@ struct BadConfig: Sendable, CustomStringConvertible {
   BadConfig("[Keypad   ]", 1, "[Keypad] needs a name, e.g. [Keypad front-door]"),
   BadConfig("[Keypad a]\nGrab=no\n\n[Keypad a]", 4, "[Keypad a] is already defined at line 1"),
   BadConfig(
-    "[Keypad a\u{7}]", 1, "the keypad name in [Keypad a\u{7}] contains a control character"),
+    "[Keypad a\u{7}]", 1, "the keypad name in [Keypad a\\x07] contains a control character"),
+  // Keypad names are one MQTT topic level each (SPEC §8.1).
+  BadConfig(
+    "[Keypad a+b]", 1,
+    "the keypad name in [Keypad a+b] contains +, which cannot stand in an MQTT topic level"),
+  BadConfig(
+    "[Keypad a/b]", 1,
+    "the keypad name in [Keypad a/b] contains /, which cannot stand in an MQTT topic level"),
+  BadConfig(
+    "[Keypad a#]", 1,
+    "the keypad name in [Keypad a#] contains #, which cannot stand in an MQTT topic level"),
+  BadConfig(
+    "[Keypad caf\u{FFFD}]", 1, "the keypad name in [Keypad caf\u{FFFD}] is not valid UTF-8"),
+  BadConfig(
+    "[Keypad a\u{202E}b]", 1,
+    "the keypad name in [Keypad a\\u{202e}b] contains an invisible or format character (U+202E)"),
+  BadConfig(
+    "[Keypad a b]\nGrab=no\n[Keypad a_b]", 3,
+    "[Keypad a_b] and [Keypad a b] (pinpadd.conf:1) would share the topic level a_b: rename one"),
+  BadConfig(
+    "[Keypad café]\n[Keypad cafè]", 2,
+    "[Keypad cafè] and [Keypad café] (pinpadd.conf:1) would share the Home Assistant id caf_: rename one"
+  ),
   // Integers
   BadConfig("[Entry]\nLength=0", 2, "Length=0 is out of range (1..32)"),
   BadConfig("[Entry]\nLength=33", 2, "Length=33 is out of range (1..32)"),

@@ -105,4 +105,38 @@ struct MQTTBenchmarkTests {
       "mqtt-bench: idle bridge: VmRSS \(status("VmRSS")) kB, VmHWM \(status("VmHWM")) kB, "
         + String(format: "%.2f wake-ups/s over 30 s", Double(after - before) / 30))
   }
+
+  @Test("peak RSS of the bridge around a 100 MB verdict payload (issue 26.6)")
+  func hugeVerdictPeakRSS() throws {
+    let dir = TempDir()
+    let broker = try Broker(dir: dir)
+    let door = try MQTTBridgeEndToEndTests.device(broker, dir: dir)
+    #expect(E2E.waitUntil(timeout: 10) { door.daemon.clients() == 1 }, "\(door.bridge.log)")
+    func hwm() -> Int {
+      let text =
+        (try? String(
+          contentsOfFile: "/proc/\(door.bridge.process.processIdentifier)/status", encoding: .utf8))
+        ?? ""
+      let line = text.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+      return Int(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "")
+        ?? -1
+    }
+    let before = hwm()
+    let payload =
+      #"{"id":"x","result":"granted","message":""#
+      + String(repeating: "y", count: 100_000_000) + #""}"#
+    let file = dir.write("huge.json", payload)
+    let started = E2E.now()
+    let sent = try runProgram(
+      "/usr/bin/mosquitto_pub",
+      broker.clientArguments + ["-q", "1", "-t", "pinpadd/door1/default/verdict", "-f", file],
+      timeout: 120)
+    #expect(sent.status == 0)
+    // The bridge is answering again once a status round trip through it works.
+    try broker.publish("pinpadd/door1/default/verdict", "not json")
+    _ = E2E.waitUntil(timeout: 60) { door.bridge.log.contains("not a JSON object") }
+    print(
+      "mqtt-bench: 100 MB verdict payload: bridge VmHWM \(before) kB before, \(hwm()) kB after, "
+        + String(format: "answering again after %.1f s", E2E.now() - started))
+  }
 }

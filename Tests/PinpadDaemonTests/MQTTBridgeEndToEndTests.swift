@@ -270,19 +270,30 @@ struct MQTTBridgeEndToEndTests {
     }
   }
 
-  @Test("the daemon's error for a verdict of an unknown id is logged by the bridge")
+  @Test(
+    "a verdict for an id the bridge never sent is refused by the bridge itself; a second verdict for a decided one gets the daemon's error, logged"
+  )
   func unknownVerdict() throws {
     let dir = TempDir()
     let broker = try Broker(dir: dir)
-    let sub = try Subscriber(broker, "pinpadd/door1/status", dir: dir)
+    let sub = try Subscriber(broker, "pinpadd/door1/+/code", dir: dir)
     let door = try Self.device(broker, dir: dir)
-    #expect(sub.waitFor("pinpadd/door1/status") { $0.payload == "online" } != nil)
+    #expect(E2E.waitUntil(timeout: 10) { door.daemon.clients() == 1 }, "\(door.bridge.log)")
     try broker.publish("pinpadd/door1/default/verdict", #"{"id":"nope-1","result":"granted"}"#)
     try broker.publish("pinpadd/door1/default/verdict", #"not json"#)
     #expect(
+      E2E.waitUntil(timeout: 5) { door.bridge.log.contains("not a JSON object") },
+      "\(door.bridge.log)")
+    #expect(door.bridge.log.contains("the verdict's id is not a code this bridge sent lately"))
+    door.daemon.type("2468\r")
+    let id = try #require(sub.waitFor("pinpadd/door1/default/code")?.json?["id"] as? String)
+    for _ in 0..<2 {
+      try broker.publish("pinpadd/door1/default/verdict", #"{"id":"\#(id)","result":"denied"}"#)
+    }
+    #expect(
       E2E.waitUntil(timeout: 5) { door.bridge.log.contains("the daemon says") },
       "\(door.bridge.log)")
-    #expect(door.bridge.log.contains("not a JSON object"))
+    #expect(!door.bridge.log.contains(id))
     #expect(door.bridge.isRunning)
   }
 

@@ -47,6 +47,7 @@ enum BridgeService {
     let bridge = Bridge(
       settings: settings, password: password, socketPath: socketPath,
       maxFailures: config.lockout.maxFailures,
+      codeExpirySeconds: Bridge.expirySeconds(config.socket.verdictTimeout),
       keypads: config.keypads.isEmpty ? ["default"] : config.keypads.map(\.name), log: log)
     return bridge.run(signals: signals)
   }
@@ -95,13 +96,28 @@ private final class Bridge {
   var saidDaemonDown = false
   let lines = SecretLineBuffer()
   var exitCode: Int32? = nil
+  /// Lines for the daemon that its socket has not taken yet.
+  var outbox = DaemonOutbox()
+  /// The MQTT 5 message expiry of code messages: the verdict timeout, in whole seconds.
+  let codeExpirySeconds: UInt32
+
+  /// VerdictTimeoutSec rounded up to whole seconds (at least 1), MQTT's unit.
+  static func expirySeconds(_ timeout: Duration) -> UInt32 {
+    let (seconds, attoseconds) = timeout.components
+    return UInt32(clamping: max(1, seconds + (attoseconds > 0 ? 1 : 0)))
+  }
+
+  /// The most a broker may send the bridge in one packet: a verdict payload of
+  /// `BridgeCore.maxVerdictPayload` with room for its topic and headers.
+  static let maximumIncomingPacket = UInt32(BridgeCore.maxVerdictPayload + 4096)
 
   init(
     settings: MQTTSettings, password: SecretPassword?, socketPath: String, maxFailures: Int,
-    keypads: [String], log: Logger
+    codeExpirySeconds: UInt32, keypads: [String], log: Logger
   ) {
     self.socketPath = socketPath
     self.log = log
+    self.codeExpirySeconds = codeExpirySeconds
     core = BridgeCore(
       topic: settings.topic, discovery: settings.discovery,
       discoveryPrefix: settings.discoveryPrefix, maxFailures: maxFailures,
@@ -109,8 +125,12 @@ private final class Bridge {
     session = MQTTSession(
       settings: settings, password: password, will: (settings.topic + "/status", "offline"),
       log: log, name: settings.clientID)
+    // MQTT 5 for message expiry on codes, the broker keeping large packets to itself,
+    // retained verdicts never sent, and "session taken over" said by the broker.
+    session.version = .v5
+    session.maximumIncomingPacket = Bridge.maximumIncomingPacket
     session.onConnected = { [unowned self] client in
-      let rc = client.subscribe(core.verdictFilter)
+      let rc = client.subscribeSkippingRetained(core.verdictFilter)
       if rc != 0 {
         log.warning("cannot subscribe to \(core.verdictFilter): \(MQTTClient.describe(rc))")
       }
@@ -121,7 +141,7 @@ private final class Bridge {
       closeDaemon(publish: false)
       daemonRetryAt = nil
     }
-    session.onMessage = { [unowned self] topic, payload in verdictMessage(topic, payload) }
+    session.onIncoming = { [unowned self] message in verdictMessage(message) }
   }
 
   func run(signals: SignalReader) -> Int32 {
@@ -138,11 +158,14 @@ private final class Bridge {
         return entries.count - 1
       }
       let daemonIndex = daemon.map {
-        entries.append(pollfd(fd: $0.rawValue, events: Int16(POLLIN), revents: 0))
+        let events = Int16(POLLIN) | (outbox.isEmpty ? 0 : Int16(POLLOUT))
+        entries.append(pollfd(fd: $0.rawValue, events: events, revents: 0))
         return entries.count - 1
       }
       let now = Clock.monotonic()
-      let deadlines = [session.nextDeadline, daemonRetryAt, core.nextStatusAt].compactMap { $0 }
+      let deadlines = [
+        session.nextDeadline, daemonRetryAt, core.nextStatusAt, outbox.nextReportAt,
+      ].compactMap { $0 }
       // Idle: wake for the keepalive only (a third of it), nothing else.
       var timeout = Int32(MQTTClient.keepAliveSeconds) * 1000 / 3
       if let soonest = deadlines.min() {
@@ -164,8 +187,12 @@ private final class Bridge {
       } else {
         session.pump(readable: false)
       }
-      if let i = daemonIndex, entries[i].revents != 0, daemon != nil { readDaemon() }
+      if let i = daemonIndex, entries[i].revents & Int16(POLLOUT) != 0 { flushDaemon() }
+      if let i = daemonIndex, entries[i].revents & ~Int16(POLLOUT) != 0, daemon != nil {
+        readDaemon()
+      }
       let after = Clock.monotonic()
+      if let warning = outbox.report(now: after) { log.warning(warning) }
       session.housekeeping(now: after)
       if let due = daemonRetryAt, due <= after, session.isConnected { connectDaemon(now: after) }
       perform(core.tick(now: after))
@@ -196,6 +223,7 @@ private final class Bridge {
     guard daemonConnection.isOpen else { return }
     daemonConnection.close()
     lines.wipe()
+    outbox.clear()
     if publish, greeted { perform(core.daemonLost()) }
     greeted = false
   }
@@ -238,7 +266,8 @@ private final class Bridge {
       let topic = core.codeTopic(id: id, keypad: keypad)
       let rc =
         session.client?.publish(
-          topic: topic, payload: UnsafeRawBufferPointer(line), retain: false) ?? -1
+          topic: topic, payload: UnsafeRawBufferPointer(line), retain: false,
+          expirySeconds: codeExpirySeconds) ?? -1
       if rc != 0 {
         log.warning("attempt \(id) on keypad \(keypad): the code could not be published")
       }
@@ -249,19 +278,55 @@ private final class Bridge {
 
   // MARK: broker side
 
-  func verdictMessage(_ topic: String, _ payload: UnsafeMutableRawBufferPointer) {
-    guard MQTTTopic.matches(topic, filter: core.verdictFilter) else { return }
-    switch BridgeCore.verdictLine(payload: Array(payload)) {
+  /// A message under the verdict filter: forwarded to the daemon only when it is no
+  /// retained message, fits `BridgeCore.maxVerdictPayload` (checked before reading it),
+  /// parses, and comes from the verdict topic of its attempt's own keypad. Every
+  /// refusal is one log line with the topic and the reason, never the id or payload.
+  func verdictMessage(_ message: MQTTClient.Incoming) {
+    let topic = UntrustedText.escapingControls(message.topic)
+    guard MQTTTopic.matches(message.topic, filter: core.verdictFilter) else { return }
+    if let problem = BridgeCore.refusalBeforeReading(
+      retained: message.retained, size: message.payload.count)
+    {
+      log.warning("\(topic): \(problem.reason); ignored")
+      return
+    }
+    switch core.verdictLine(topic: message.topic, payload: Array(message.payload)) {
     case .failure(let problem):
       log.warning("\(topic): \(problem.reason); ignored")
     case .success(let line):
-      guard let fd = daemon, greeted else {
+      guard daemon != nil, greeted else {
         log.warning("\(topic): not connected to the daemon; verdict dropped")
         return
       }
-      do { try fd.writeAll(Array((line + "\n").utf8)) } catch {
-        log.warning("\(topic): cannot send the verdict to the daemon: \(error)")
+      sendToDaemon(line)
+    }
+  }
+
+  /// Queues `line` for the daemon and writes what its socket takes now.
+  func sendToDaemon(_ line: String) {
+    if let warning = outbox.enqueue(line, now: Clock.monotonic()) { log.warning(warning) }
+    flushDaemon()
+  }
+
+  /// Writes queued lines until the daemon's socket is full (EAGAIN: the rest waits
+  /// for POLLOUT) or empty; a write error other than EAGAIN is left for the read side,
+  /// which sees the hang-up.
+  func flushDaemon() {
+    guard let fd = daemon else { return }
+    outbox.flush { bytes in
+      var total = 0
+      while total < bytes.count {
+        let n = Glibc.write(fd.rawValue, bytes.baseAddress! + total, bytes.count - total)
+        if n > 0 {
+          total += n
+        } else if n < 0, errno == EINTR {
+          continue
+        } else {
+          break
+        }
       }
+      return total
     }
   }
 
@@ -274,10 +339,8 @@ private final class Bridge {
           if rc != 0 { log.warning("cannot publish to \(topic): \(MQTTClient.describe(rc))") }
         }
       case .sendToDaemon(let line):
-        guard let fd = daemon else { continue }
-        do { try fd.writeAll(Array((line + "\n").utf8)) } catch {
-          log.warning("cannot write to the daemon: \(error)")
-        }
+        guard daemon != nil else { continue }
+        sendToDaemon(line)
       case .warn(let text):
         log.warning(text)
       }

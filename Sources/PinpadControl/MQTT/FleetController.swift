@@ -46,7 +46,8 @@ enum FleetController {
       name: settings.clientID + "-serve")
     // The broker sends nothing larger than a code message could need (MQTT 5); what
     // still comes over the bound (an MQTT 3 broker) is dropped unread below.
-    session.maximumPacketSize = maxPayload + 1024
+    session.version = .v5
+    session.maximumIncomingPacket = UInt32(maxPayload + 1024)
     session.onConnected = { client in
       let rc = client.subscribe(filter)
       if rc != 0 { log.warning("cannot subscribe to \(filter): \(MQTTClient.describe(rc))") }

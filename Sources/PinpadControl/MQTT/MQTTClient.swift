@@ -16,6 +16,24 @@ final class MQTTClient {
   var onDisconnect: (_ code: Int32) -> Void = { _ in }
   /// A message; the payload may be zeroed in place by the handler.
   var onMessage: (_ topic: String, _ payload: UnsafeMutableRawBufferPointer) -> Void = { _, _ in }
+  /// When set, called instead of `onMessage`, with the message's retain flag.
+  var onIncoming: ((Incoming) -> Void)? = nil
+
+  /// One received message; `payload` may be zeroed in place by the handler.
+  struct Incoming {
+    var topic: String
+    var payload: UnsafeMutableRawBufferPointer
+    /// The retain flag (with `subscribeV5` as published, also on live messages).
+    var retained: Bool
+  }
+
+  enum ProtocolVersion {
+    case v311
+    /// MQTT 5: reason codes on DISCONNECT (0x8E session taken over), message expiry on
+    /// publish, a maximum packet size the broker must respect.
+    case v5
+  }
+  let version: ProtocolVersion
 
   /// libmosquitto's last OpenSSL error line, the reason a TLS connection failed.
   private(set) var lastTLSError: String? = nil
@@ -35,15 +53,9 @@ final class MQTTClient {
     }
   }
 
-  /// MQTT 5's Maximum Packet Size sent in CONNECT (nil: MQTT 3.1.1, no bound): a
-  /// broker does not send this client a larger packet, so libmosquitto never buffers one.
-  let maximumPacketSize: Int?
-  /// MQTT_PROP_MAXIMUM_PACKET_SIZE of mqtt_protocol.h (MQTT 5, §3.1.2.11.4).
-  static let maximumPacketSizeProperty: Int32 = 39
-
-  init(clientID: String, maximumPacketSize: Int? = nil) throws(Failure) {
+  init(clientID: String, version: ProtocolVersion = .v311) throws(Failure) {
     _ = MQTTClient.initialised
-    self.maximumPacketSize = maximumPacketSize
+    self.version = version
     guard let made = mosquitto_new(clientID, true, nil) else {
       throw Failure(code: MOSQ_ERR_NOMEM.rawValue, what: "mosquitto_new")
     }
@@ -51,7 +63,7 @@ final class MQTTClient {
     mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
     _ = mosquitto_int_option(
       handle, MOSQ_OPT_PROTOCOL_VERSION,
-      Int32(maximumPacketSize == nil ? MQTT_PROTOCOL_V311 : MQTT_PROTOCOL_V5))
+      Int32(version == .v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311))
     _ = mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1)
     mosquitto_connect_callback_set(handle) { _, object, code in
       MQTTClient.from(object)?.onConnect(code)
@@ -70,7 +82,12 @@ final class MQTTClient {
       else { return }
       let payload = UnsafeMutableRawBufferPointer(
         start: message.payload, count: Int(max(0, message.payloadlen)))
-      client.onMessage(String(cString: topic), payload)
+      if let incoming = client.onIncoming {
+        incoming(
+          Incoming(topic: String(cString: topic), payload: payload, retained: message.retain))
+      } else {
+        client.onMessage(String(cString: topic), payload)
+      }
     }
   }
 
@@ -110,17 +127,7 @@ final class MQTTClient {
   /// Opens the TCP connection (and TLS handshake) and sends CONNECT; `onConnect`
   /// follows from `pump` once the broker answers.
   func connect(host: String, port: Int) throws(Failure) {
-    var rc: Int32
-    if let maximumPacketSize {
-      var properties: OpaquePointer? = nil
-      _ = mosquitto_property_add_int32(
-        &properties, MQTTClient.maximumPacketSizeProperty, UInt32(maximumPacketSize))
-      rc = mosquitto_connect_bind_v5(
-        handle, host, Int32(port), MQTTClient.keepAliveSeconds, nil, properties)
-      mosquitto_property_free_all(&properties)
-    } else {
-      rc = mosquitto_connect(handle, host, Int32(port), MQTTClient.keepAliveSeconds)
-    }
+    let rc = connectRC(host: host, port: port)
     guard rc == MOSQ_ERR_SUCCESS.rawValue else {
       throw Failure(code: rc, what: "cannot connect to \(host):\(port)", errnoValue: errno)
     }
@@ -155,6 +162,60 @@ final class MQTTClient {
   }
 
   func subscribe(_ filter: String) -> Int32 { mosquitto_subscribe(handle, nil, filter, 1) }
+
+  // MARK: MQTT 5
+
+  /// The largest packet the broker may send this client (MQTT 5 CONNECT property; a
+  /// broker drops larger messages for it rather than send them). nil: no limit.
+  var maximumIncomingPacket: UInt32? = nil
+
+  private func connectRC(host: String, port: Int) -> Int32 {
+    guard version == .v5, let limit = maximumIncomingPacket else {
+      return mosquitto_connect(handle, host, Int32(port), MQTTClient.keepAliveSeconds)
+    }
+    var properties: OpaquePointer? = nil
+    defer { mosquitto_property_free_all(&properties) }
+    let added = mosquitto_property_add_int32(
+      &properties, Int32(MQTT_PROP_MAXIMUM_PACKET_SIZE.rawValue), limit)
+    guard added == MOSQ_ERR_SUCCESS.rawValue else { return added }
+    return mosquitto_connect_bind_v5(
+      handle, host, Int32(port), MQTTClient.keepAliveSeconds, nil, properties)
+  }
+
+  /// QoS 1 with an MQTT 5 message expiry of `expirySeconds` (the broker drops the
+  /// message, from its queues and its store, once that has passed undelivered); on a
+  /// 3.1.1 connection the same as `publish`, which has no expiry.
+  @discardableResult
+  func publish(
+    topic: String, payload: UnsafeRawBufferPointer, retain: Bool, expirySeconds: UInt32
+  ) -> Int32 {
+    guard version == .v5 else { return publish(topic: topic, payload: payload, retain: retain) }
+    var properties: OpaquePointer? = nil
+    defer { mosquitto_property_free_all(&properties) }
+    let added = mosquitto_property_add_int32(
+      &properties, Int32(MQTT_PROP_MESSAGE_EXPIRY_INTERVAL.rawValue), expirySeconds)
+    guard added == MOSQ_ERR_SUCCESS.rawValue else { return added }
+    return mosquitto_publish_v5(
+      handle, nil, topic, Int32(payload.count), payload.baseAddress, 1, retain, properties)
+  }
+
+  /// QoS 1; on MQTT 5 without the retained messages the broker holds (they are never
+  /// sent for this subscription) and with each message's retain flag as published, so
+  /// a message published retained is seen to be so even while subscribed.
+  func subscribeSkippingRetained(_ filter: String) -> Int32 {
+    guard version == .v5 else { return subscribe(filter) }
+    let options = Int32(
+      MQTT_SUB_OPT_SEND_RETAIN_NEVER.rawValue | MQTT_SUB_OPT_RETAIN_AS_PUBLISHED.rawValue)
+    return mosquitto_subscribe_v5(handle, nil, filter, 1, options, nil)
+  }
+
+  /// MQTT 5 reason 0x8E on DISCONNECT: another client connected with this ClientID.
+  static let sessionTakenOver = Int32(MQTT_RC_SESSION_TAKEN_OVER.rawValue)
+
+  /// An MQTT 5 CONNACK reason in words.
+  static func describeReason(_ code: Int32) -> String {
+    String(cString: mosquitto_reason_string(code))
+  }
 
   func disconnect() { _ = mosquitto_disconnect(handle) }
 

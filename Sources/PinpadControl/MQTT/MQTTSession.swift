@@ -30,8 +30,14 @@ final class MQTTSession {
   var onConnected: (MQTTClient) -> Void = { _ in }
   var onLost: () -> Void = {}
   var onMessage: (String, UnsafeMutableRawBufferPointer) -> Void = { _, _ in }
-  /// Set: connect with MQTT 5 and this Maximum Packet Size (the fleet controller).
-  var maximumPacketSize: Int? = nil
+  /// When set, used instead of `onMessage` (it also has the retain flag).
+  var onIncoming: ((MQTTClient.Incoming) -> Void)? = nil
+
+  /// The protocol of every connection (the bridge speaks MQTT 5, see `BridgeService`).
+  var version: MQTTClient.ProtocolVersion = .v311
+  /// With MQTT 5, the largest packet the broker may send (larger ones it drops).
+  var maximumIncomingPacket: UInt32? = nil
+  private var takeover = TakeoverWatch()
 
   static let maxBackoff: Duration = .seconds(30)
   static let connectTimeout: Duration = .seconds(10)
@@ -57,7 +63,8 @@ final class MQTTSession {
     retryAt = nil
     let made: MQTTClient
     do {
-      made = try MQTTClient(clientID: name, maximumPacketSize: maximumPacketSize)
+      made = try MQTTClient(clientID: name, version: version)
+      made.maximumIncomingPacket = maximumIncomingPacket
       if !settings.username.isEmpty {
         try made.setCredentials(username: settings.username, password: password?.cString)
       }
@@ -73,6 +80,7 @@ final class MQTTSession {
     made.onConnect = { [unowned self] code in connack(code) }
     made.onDisconnect = { [unowned self] code in disconnected(code) }
     made.onMessage = { [unowned self] topic, payload in onMessage(topic, payload) }
+    if let onIncoming { made.onIncoming = onIncoming }
     client = made
     clientIsDead = false
     closedEarly = nil
@@ -94,17 +102,32 @@ final class MQTTSession {
 
   private func connack(_ code: Int32) {
     connectDeadline = nil
+    if version == .v5, code == 1 || code == 0x84 {
+      // A 3.1.1 broker answers an MQTT 5 CONNECT with "unacceptable protocol version".
+      log.warning(
+        "\(brokerName) does not speak MQTT 5; using MQTT 3.1.1 "
+          + "(code messages then carry no expiry)")
+      version = .v311
+      clientIsDead = true
+      retryAt = Clock.monotonic()
+      return
+    }
     guard code == 0 else {
-      // 4: bad user name or password, 5: not authorised (MQTT 3.1.1).
-      let permanent = code == 4 || code == 5
+      // 4: bad user name or password, 5: not authorised (MQTT 3.1.1); in MQTT 5
+      // 0x86 and 0x87, and 0x8C a bad authentication method.
+      let permanent =
+        version == .v5 ? [0x86, 0x87, 0x8C].contains(code) : code == 4 || code == 5
+      let words =
+        version == .v5 ? MQTTClient.describeReason(code) : MQTTClient.describeConnack(code)
       clientIsDead = true
       failed(
-        "\(brokerName): the broker refused the connection: \(MQTTClient.describeConnack(code))",
+        "\(brokerName): the broker refused the connection: \(words)",
         permanent: permanent, now: Clock.monotonic())
       return
     }
     isConnected = true
     everConnected = true
+    takeover.connected(at: Clock.monotonic())
     backoff.reset()
     saidWaiting = false
     log.info("connected to \(brokerName) as \(name)")
@@ -116,8 +139,20 @@ final class MQTTSession {
     connectDeadline = nil
     if isConnected {
       isConnected = false
-      log.warning(
-        "lost the connection to \(brokerName)\(code == 0 ? "" : ": \(MQTTClient.describe(code))")")
+      let now = Clock.monotonic()
+      let takenOver = version == .v5 && code == MQTTClient.sessionTakenOver
+      if takeover.lost(at: now, sessionTakenOver: takenOver) {
+        log.warning(
+          "\(brokerName): another client connected with ClientID \(name) and the broker dropped "
+            + "this one (\(takenOver ? "MQTT 5 reason 0x8E, session taken over" : "disconnected right after connecting, again and again")); "
+            + "give each device its own ClientID= (or its own Topic=, from which the default comes)"
+        )
+      }
+      let reason =
+        code == 0
+        ? ""
+        : ": " + (takenOver ? MQTTClient.describeReason(code) : MQTTClient.describe(code))
+      log.warning("lost the connection to \(brokerName)\(reason)")
       onLost()
       if retryAt == nil { scheduleRetry(now: Clock.monotonic()) }
     } else {

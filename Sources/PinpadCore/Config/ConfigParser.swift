@@ -184,11 +184,22 @@ private struct ConfigReader {
       guard !name.isEmpty else {
         throw here.error("[Keypad] needs a name, e.g. [Keypad front-door]")
       }
-      guard !name.contains(where: { $0.isNewline || ($0.asciiValue ?? 32) < 32 }) else {
-        throw here.error("the keypad name in [Keypad \(name)] contains a control character")
+      if let problem = MQTTTopic.problemAsKeypadName(String(name)) {
+        throw here.error(
+          "the keypad name in [Keypad \(UntrustedText.escapingControls(String(name)))] \(problem)")
       }
       if let earlier = keypadHeaders[name], earlier.source == here.source {
         throw here.error("[Keypad \(name)] is already defined at line \(earlier.line)")
+      }
+      if keypadHeaders[name] == nil {
+        for other in config.keypads {
+          guard let shared = MQTTTopic.topicCollision(String(name), other.name),
+            let earlier = keypadHeaders[other.name]
+          else { continue }
+          throw here.error(
+            "[Keypad \(name)] and [Keypad \(other.name)] (\(earlier.path):\(earlier.line)) "
+              + "would share \(shared): rename one")
+        }
       }
       if keypadHeaders[name] == nil { config.keypads.append(KeypadConfig(name: name)) }
       keypadHeaders[name] = here

@@ -9,7 +9,7 @@ public struct MQTTConfig: Equatable, Sendable {
     "ClientID", "Topic", "Discovery", "DiscoveryPrefix",
   ]
   public static let defaults: [String: String] = [
-    "AllowInsecure": "no", "ClientID": "pinpadd-%H", "Topic": "pinpadd/%H", "Discovery": "yes",
+    "AllowInsecure": "no", "Topic": "pinpadd/%H", "Discovery": "yes",
     "DiscoveryPrefix": "homeassistant",
   ]
 
@@ -78,10 +78,19 @@ public struct MQTTConfig: Equatable, Sendable {
     if let problem = MQTTTopic.problemAsPrefix(prefix) {
       throw fail("DiscoveryPrefix", "DiscoveryPrefix=\(prefix): \(problem)")
     }
-    let clientID = value("ClientID").replacingHost(hostName)
+    // No ClientID=: the device's topic, which is unique per device anyway, so two
+    // bridges on one host (two daemons, a test rig) do not take each other's session.
+    let written = values["ClientID"].map { $0.replacingHost(hostName) }
+    let clientID = written.flatMap { $0.isEmpty ? nil : $0 } ?? MQTTConfig.clientID(forTopic: topic)
     guard !clientID.isEmpty, clientID.utf8.count <= 128,
       !clientID.contains(where: { $0.isWhitespace || ($0.asciiValue ?? 32) < 32 })
     else {
+      if written == nil || written == "" {
+        throw fail(
+          "Topic",
+          "Topic=\(value("Topic")) cannot be the ClientID (1..128 characters, no spaces): "
+            + "set ClientID=")
+      }
       throw fail("ClientID", "ClientID=\(value("ClientID")) must be 1..128 characters, no spaces")
     }
     return MQTTSettings(
@@ -90,6 +99,11 @@ public struct MQTTConfig: Equatable, Sendable {
       certFile: value("CertFile"), keyFile: value("KeyFile"), clientID: clientID, topic: topic,
       discovery: discovery, discoveryPrefix: prefix)
   }
+}
+
+extension MQTTConfig {
+  /// The ClientID when none is set: `Topic=` itself (`%H` replaced), e.g. `pinpadd/door1`.
+  public static func clientID(forTopic topic: String) -> String { topic }
 }
 
 /// Where a key or header was read.

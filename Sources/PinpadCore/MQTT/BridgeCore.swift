@@ -37,13 +37,22 @@ public struct BridgeCore {
   /// daemon's status lists a keypad only once it has had a key, but these exist from
   /// the start, idle, and are announced at once.
   public let configuredKeypads: [String]
-  /// The keypad of each recent code id, so a `verdict` event finds its topic.
-  private var keypadOfID: [(id: String, keypad: String)] = []
+  /// The keypad of each code id published lately (at most `rememberedCodes`, oldest
+  /// forgotten first): a verdict event finds its topic, and a verdict from MQTT is
+  /// forwarded only from the topic of the attempt's own keypad.
+  private var keypadOfID: [String: String] = [:]
+  private var idOrder: [String] = []
+  private var idOrderStart = 0
   private var published: [String: KeypadState] = [:]
   private var announced: Set<String> = []
   /// When to ask for `status` again (a lockout's end), nil when nothing waits.
   public private(set) var nextStatusAt: Instant? = nil
   public static let statusRequest = #"{"type":"status"}"#
+  /// How many code ids the bridge remembers: far more than the daemon has waiting
+  /// (one per keypad) and has settled lately.
+  public static let rememberedCodes = 1024
+  /// The largest verdict payload read; bigger ones are dropped unparsed (SPEC §8.2).
+  public static let maxVerdictPayload = 64 * 1024
 
   public init(
     topic: String, discovery: Bool, discoveryPrefix: String, maxFailures: Int,
@@ -80,10 +89,24 @@ public struct BridgeCore {
 
   /// Where a code from `keypad` goes; remembers `id` for its verdict event.
   public mutating func codeTopic(id: String, keypad: String) -> String {
-    keypadOfID.append((id, keypad))
-    if keypadOfID.count > 256 { keypadOfID.removeFirst(keypadOfID.count - 256) }
+    remember(id: id, keypad: keypad)
     return "\(topic)/\(MQTTTopic.level(forKeypad: keypad))/code"
   }
+
+  private mutating func remember(id: String, keypad: String) {
+    if keypadOfID.updateValue(keypad, forKey: id) == nil { idOrder.append(id) }
+    while idOrder.count - idOrderStart > BridgeCore.rememberedCodes {
+      keypadOfID[idOrder[idOrderStart]] = nil
+      idOrderStart += 1
+    }
+    if idOrderStart > BridgeCore.rememberedCodes {
+      idOrder.removeFirst(idOrderStart)
+      idOrderStart = 0
+    }
+  }
+
+  /// The keypad of code `id`, while the bridge remembers it.
+  public func keypad(ofCode id: String) -> String? { keypadOfID[id] }
 
   /// One line from the daemon other than `code` (`line` is its text, published as is).
   public mutating func daemonLine(_ line: String, now: Instant) -> [Action] {
@@ -96,17 +119,40 @@ public struct BridgeCore {
     case "status":
       return status(value, now: now)
     case "error":
-      return [.warn("the daemon says: \(value["reason"]?.stringValue ?? "error")")]
+      return [
+        .warn("the daemon says: \(BridgeCore.withoutIDs(value["reason"]?.stringValue ?? "error"))")
+      ]
     case "verdict":
-      guard let id = value["id"]?.stringValue,
-        let keypad = keypadOfID.last(where: { $0.id == id })?.keypad
+      // The id stays remembered: a second verdict for it is forwarded, so that its
+      // sender hears the daemon's "already decided" in the bridge's log.
+      guard let id = value["id"]?.stringValue, let keypad = keypadOfID[id]
       else { return [.sendToDaemon(BridgeCore.statusRequest)] }
-      keypadOfID.removeAll { $0.id == id }
       return [event(keypad, line), .sendToDaemon(BridgeCore.statusRequest)]
     default:
       guard let keypad = value["keypad"]?.stringValue else { return [] }
       return [event(keypad, line), .sendToDaemon(BridgeCore.statusRequest)]
     }
+  }
+
+  /// `text` with each attempt id (a run of 16 or more hex digits) written as `ID`: the
+  /// daemon's errors name the attempt, and the bridge's log carries no id.
+  public static func withoutIDs(_ text: String) -> String {
+    var out = ""
+    var run = ""
+    func flush() {
+      out += run.count >= 16 ? "ID" : run
+      run = ""
+    }
+    for character in text {
+      if character.isHexDigit, character.isASCII, !character.isUppercase {
+        run.append(character)
+      } else {
+        flush()
+        out.append(character)
+      }
+    }
+    flush()
+    return out
   }
 
   /// The lockout's end came: ask what the keypads look like now.
@@ -116,13 +162,57 @@ public struct BridgeCore {
     return [.sendToDaemon(BridgeCore.statusRequest)]
   }
 
-  /// A message on `TOPIC/KEYPAD/verdict`: the line for the daemon, or why not.
+  /// Why a message on a verdict topic is ignored before its payload is even read, or
+  /// nil: a retained message (published in advance, or left behind) is never a verdict,
+  /// and a payload over `maxVerdictPayload` is not parsed.
+  public static func refusalBeforeReading(retained: Bool, size: Int) -> RequestError? {
+    if retained { return RequestError("a retained message is never taken as a verdict") }
+    if size > maxVerdictPayload {
+      return RequestError("the payload is over \(maxVerdictPayload / 1024) KiB, dropped unread")
+    }
+    return nil
+  }
+
+  /// A message on `topic` (under `verdictFilter`): the line for the daemon, or why not
+  /// (digit-free: neither the id nor the payload is quoted). Forwarded only when the id
+  /// is a code this bridge published and `topic` is the verdict topic of that code's
+  /// keypad, so a login allowed to answer one keypad cannot answer another.
+  public func verdictLine(topic verdictTopic: String, payload: [UInt8]) -> Result<
+    String, RequestError
+  > {
+    let id: String
+    let line: String
+    switch BridgeCore.verdict(payload: payload) {
+    case .failure(let problem): return .failure(problem)
+    case .success(let verdict): (id, line) = verdict
+    }
+    guard let keypad = keypadOfID[id] else {
+      return .failure(RequestError("the verdict's id is not a code this bridge sent lately"))
+    }
+    guard verdictTopic == "\(topic)/\(MQTTTopic.level(forKeypad: keypad))/verdict" else {
+      return .failure(
+        RequestError("the verdict is for an attempt on another keypad (\(keypad))"))
+    }
+    return .success(line)
+  }
+
+  /// A verdict payload as a line for the daemon, or why not; its `message` is cleaned
+  /// and cut to SPEC §4.3's 200 bytes (on a character boundary), so the line always
+  /// fits the socket's 4096 bytes.
   public static func verdictLine(payload: [UInt8]) -> Result<String, RequestError> {
+    verdict(payload: payload).map(\.line)
+  }
+
+  private static func verdict(payload: [UInt8]) -> Result<(id: String, line: String), RequestError>
+  {
     guard let value = try? JSONValue.parse(payload), case .object = value else {
       return .failure(RequestError("the verdict is not a JSON object"))
     }
     guard let id = value["id"]?.stringValue, !id.isEmpty else {
       return .failure(RequestError("the verdict has no \"id\""))
+    }
+    guard id.utf8.count <= 128 else {
+      return .failure(RequestError("the verdict's \"id\" is longer than 128 bytes"))
     }
     guard let result = value["result"]?.stringValue, result == "granted" || result == "denied"
     else { return .failure(RequestError("the verdict's \"result\" must be granted or denied")) }
@@ -131,7 +221,7 @@ public struct BridgeCore {
     ]
     switch value["message"] {
     case nil, .null?: break
-    case .string(let text)?: members.append(("message", .string(text)))
+    case .string(let text)?: members.append(("message", .string(UntrustedText.sanitized(text))))
     default: return .failure(RequestError("the verdict's \"message\" must be a string"))
     }
     switch value["duress"] {
@@ -139,7 +229,7 @@ public struct BridgeCore {
     case .bool(true)?: members.append(("duress", .bool(true)))
     default: return .failure(RequestError("the verdict's \"duress\" must be true or false"))
     }
-    return .success(JSONValue.object(members).serialized)
+    return .success((id, JSONValue.object(members).serialized))
   }
 
   private func event(_ keypad: String, _ line: String) -> Action {

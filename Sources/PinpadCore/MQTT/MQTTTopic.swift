@@ -18,6 +18,50 @@ public enum MQTTTopic {
     return nil
   }
 
+  /// Why `name` cannot name a keypad, or nil (SPEC §2, §8.1): every keypad is one level
+  /// of its MQTT topics, so `/`, `+` and `#` (a level break and the wildcards) are
+  /// refused, with control and Unicode format characters (bidi overrides, zero-width)
+  /// and U+FFFD, which is what a byte that is not UTF-8 reads as. Spaces are allowed
+  /// (they become `_` in topics), so two names can still meet in one topic: see
+  /// `topicCollision`.
+  public static func problemAsKeypadName(_ name: String) -> String? {
+    for scalar in name.unicodeScalars {
+      switch scalar {
+      case "/", "+", "#":
+        return "contains \(scalar), which cannot stand in an MQTT topic level"
+      case "\u{FFFD}":
+        return "is not valid UTF-8"
+      default: break
+      }
+      if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+        return "contains a control character"
+      }
+      switch scalar.properties.generalCategory {
+      case .format, .lineSeparator, .paragraphSeparator, .surrogate:
+        return "contains an invisible or format character (U+\(hex(scalar.value)))"
+      default: break
+      }
+    }
+    return nil
+  }
+
+  private static func hex(_ value: UInt32) -> String {
+    let digits = String(value, radix: 16, uppercase: true)
+    return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+  }
+
+  /// What two keypad names would share, or nil: the same topic level (`a b` and `a_b`
+  /// are both `TOPIC/a_b/...`) or the same Home Assistant id (`café` and `cafè`).
+  public static func topicCollision(_ a: String, _ b: String) -> String? {
+    if level(forKeypad: a) == level(forKeypad: b) {
+      return "the topic level \(level(forKeypad: a))"
+    }
+    if identifier(level(forKeypad: a)) == identifier(level(forKeypad: b)) {
+      return "the Home Assistant id \(identifier(level(forKeypad: a)))"
+    }
+    return nil
+  }
+
   /// A keypad name as one topic level: `/`, `+`, `#`, control characters and spaces
   /// become `_`; an empty name is `_`.
   public static func level(forKeypad name: String) -> String {

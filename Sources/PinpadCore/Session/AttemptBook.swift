@@ -18,19 +18,39 @@ public struct AttemptBook {
   public private(set) var attempts: [Attempt] = []
   /// Ids that were decided or timed out lately, to tell a late verdict from an unknown id.
   private var settled: [(id: String, timedOut: Bool)] = []
-  private var counter: UInt64 = 0
-  private let prefix: String
+  /// Where ids come from: the daemon passes getrandom(2), tests a seeded generator.
+  private var random: any RandomNumberGenerator
 
-  /// `prefix` makes ids unique across restarts (the daemon passes random hex).
-  public init(idPrefix prefix: String) { self.prefix = prefix }
+  /// Ids are 128 random bits as 32 lowercase hex digits, drawn afresh for each attempt
+  /// (SPEC §8.2): nothing visible (an earlier id, a start time) tells the next one, so
+  /// no verdict can be published for an attempt before its code exists.
+  public init(random: any RandomNumberGenerator) { self.random = random }
+
+  public static let idLength = 32
+
+  /// A fresh id, drawn again in the (2^-128) case that it is already in use.
+  private mutating func newID() -> String {
+    while true {
+      let id = AttemptBook.hex(random.next()) + AttemptBook.hex(random.next())
+      if !attempts.contains(where: { $0.id == id }), !settled.contains(where: { $0.id == id }) {
+        return id
+      }
+    }
+  }
+
+  private static func hex(_ value: UInt64) -> String {
+    let digits = Array("0123456789abcdef".utf8)
+    var bytes = [UInt8](repeating: 0, count: 16)
+    for i in 0..<16 { bytes[15 - i] = digits[Int((value >> (4 * UInt64(i))) & 0xF)] }
+    return String(decoding: bytes, as: UTF8.self)
+  }
 
   /// A new attempt for `digits` (and `card`) from `keypad`, waiting for a client until
   /// `deadline`.
   public mutating func add(
     keypad: String, digits: SecretDigits, card: SecretDigits? = nil, deadline: Instant
   ) -> String {
-    counter += 1
-    let id = "\(prefix)-\(counter)"
+    let id = newID()
     attempts.append(
       Attempt(id: id, keypad: keypad, digits: digits, card: card, deadline: deadline))
     return id

@@ -12,17 +12,14 @@ public struct Session {
   public struct Settings: Sendable {
     /// The daemon's version, for `status` and the ready line.
     public var version: String
-    /// Makes attempt ids unique across restarts (the daemon passes random hex).
-    public var idPrefix: String
     /// False with `--state-dir none`: lockouts are never written.
     public var persistent: Bool
     /// The keypad name of pointers no `[Keypad]` claimed: they type into the screen's keypad.
     public var screenKeypad: String
     public init(
-      version: String, idPrefix: String, persistent: Bool = true, screenKeypad: String = ""
+      version: String, persistent: Bool = true, screenKeypad: String = ""
     ) {
       self.version = version
-      self.idPrefix = idPrefix
       self.persistent = persistent
       self.screenKeypad = screenKeypad
     }
@@ -60,13 +57,14 @@ public struct Session {
 
   public init(
     settings: Settings, config: Configuration, saved: SavedLockouts = SavedLockouts(),
-    random: any RandomNumberGenerator = SystemRandomNumberGenerator()
+    random: any RandomNumberGenerator = SystemRandomNumberGenerator(),
+    idRandom: any RandomNumberGenerator = SystemRandomNumberGenerator()
   ) {
     self.settings = settings
     self.config = config
     self.saved = saved
     self.random = random
-    attempts = AttemptBook(idPrefix: settings.idPrefix)
+    attempts = AttemptBook(random: idRandom)
     written = saved.fileDiffers ? nil : Self.persistable(saved.states, now: .zero)
   }
 

@@ -35,7 +35,7 @@ extension AttemptBook {
 struct AttemptBookTests {
   @Test("a code no client took keeps its digits and keeps waiting for a client")
   func untakenCodeKeepsWaiting() {
-    var book = AttemptBook(idPrefix: "p")
+    var book = AttemptBook(random: SeededRandom(state: 5))
     let held = digits([4, 2])
     let id = book.add(keypad: "k", digits: held, deadline: at(5))
     #expect(held.count == 2)
@@ -46,26 +46,56 @@ struct AttemptBookTests {
 
   // MARK: - Ids
 
-  @Test("ids carry the prefix and are unique")
+  @Test("ids are 32 lowercase hex digits (128 bits) and unique")
   func uniqueIds() {
-    var book = AttemptBook(idPrefix: "c0ffee")
-    let ids = (0..<100).map { _ in book.add(keypad: "k", digits: digits([1]), deadline: at(5)) }
-    #expect(Set(ids).count == 100)
-    #expect(ids.allSatisfy { $0.hasPrefix("c0ffee-") })
+    var book = AttemptBook(random: SeededRandom(state: 1))
+    let ids = (0..<1000).map { _ in book.add(keypad: "k", digits: digits([1]), deadline: at(5)) }
+    #expect(Set(ids).count == 1000)
+    #expect(
+      ids.allSatisfy { id in
+        id.utf8.count == 32
+          && id.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+      })
   }
 
-  @Test("books with different prefixes never give the same id")
-  func prefixesSeparate() {
-    var a = AttemptBook(idPrefix: "aa")
-    var b = AttemptBook(idPrefix: "bb")
-    let first = a.add(keypad: "k", digits: digits([1]), deadline: at(5))
-    let second = b.add(keypad: "k", digits: digits([1]), deadline: at(5))
-    #expect(first != second)
+  @Test("ids come from the injected generator alone: one seed, one sequence; another seed, others")
+  func idsFromTheGenerator() {
+    var a = AttemptBook(random: SeededRandom(state: 42))
+    var b = AttemptBook(random: SeededRandom(state: 42))
+    var c = AttemptBook(random: SeededRandom(state: 43))
+    let first = (0..<3).map { _ in a.add(keypad: "k", digits: digits([1]), deadline: at(5)) }
+    let same = (0..<3).map { _ in b.add(keypad: "k", digits: digits([1]), deadline: at(5)) }
+    let other = (0..<3).map { _ in c.add(keypad: "k", digits: digits([1]), deadline: at(5)) }
+    #expect(first == same)
+    #expect(Set(first).isDisjoint(with: other))
+  }
+
+  @Test(
+    "no id is derived from the one before it: consecutive ids share no common prefix or counter")
+  func idsNotDerived() {
+    var book = AttemptBook(random: SeededRandom(state: 9))
+    let one = book.add(keypad: "k", digits: digits([1]), deadline: at(5))
+    let two = book.add(keypad: "k", digits: digits([1]), deadline: at(5))
+    #expect(!one.contains("-") && !two.contains("-"))
+    #expect(one.prefix(8) != two.prefix(8))
+  }
+
+  @Test("a generator that repeats itself does not give one id twice while it is in use")
+  func repeatedDrawRedrawn() {
+    struct Repeating: RandomNumberGenerator {
+      var values: [UInt64]
+      mutating func next() -> UInt64 { values.isEmpty ? 0 : values.removeFirst() }
+    }
+    var book = AttemptBook(random: Repeating(values: [1, 2, 1, 2, 3, 4]))
+    let one = book.add(keypad: "k", digits: digits([1]), deadline: at(5))
+    let two = book.add(keypad: "k", digits: digits([1]), deadline: at(5))
+    #expect(one == "0000000000000001" + "0000000000000002")
+    #expect(two == "0000000000000003" + "0000000000000004")
   }
 
   @Test("an id is never reused after its attempt is decided")
   func idsNotReused() {
-    var book = AttemptBook(idPrefix: "p")
+    var book = AttemptBook(random: SeededRandom(state: 5))
     let first = book.add(keypad: "k", digits: digits([1]), deadline: at(5))
     _ = book.deliver(verdictDeadline: at(10))
     _ = book.decide(id: first)
@@ -77,7 +107,7 @@ struct AttemptBookTests {
 
   @Test("a new attempt holds its digits and waits for a client until its deadline")
   func newAttemptWaits() throws {
-    var book = AttemptBook(idPrefix: "p")
+    var book = AttemptBook(random: SeededRandom(state: 5))
     let id = book.add(keypad: "front", digits: digits([1, 2, 3, 4]), deadline: at(5))
     let attempt = try #require(book.attempts.first)
     #expect(attempt.id == id)
@@ -89,14 +119,14 @@ struct AttemptBookTests {
 
   @Test("an empty book has no deadline")
   func emptyBook() {
-    let book = AttemptBook(idPrefix: "p")
+    let book = AttemptBook(random: SeededRandom(state: 5))
     #expect(book.nextDeadline == nil)
     #expect(book.attempts.isEmpty)
   }
 
   @Test("the next deadline is the earliest of all attempts")
   func earliestDeadline() {
-    var book = AttemptBook(idPrefix: "p")
+    var book = AttemptBook(random: SeededRandom(state: 5))
     _ = book.add(keypad: "a", digits: digits([1]), deadline: at(8))
     _ = book.add(keypad: "b", digits: digits([2]), deadline: at(3))
     _ = book.add(keypad: "c", digits: digits([3]), deadline: at(6))
@@ -107,7 +137,7 @@ struct AttemptBookTests {
 
   @Test("delivery hands each waiting code to the sender with its id and keypad")
   func deliverySends() {
-    var book = AttemptBook(idPrefix: "p")
+    var book = AttemptBook(random: SeededRandom(state: 5))
     let a = book.add(keypad: "front", digits: digits([0, 0, 7]), deadline: at(5))
     let b = book.add(keypad: "back", digits: digits([9, 8, 7, 6]), deadline: at(5))
     #expect(
@@ -118,7 +148,7 @@ struct AttemptBookTests {
 
   @Test("delivery wipes the digits it handed over")
   func deliveryWipes() {
-    var book = AttemptBook(idPrefix: "p")
+    var book = AttemptBook(random: SeededRandom(state: 5))
     let code = digits([1, 2, 3, 4])
     _ = book.add(keypad: "k", digits: code, deadline: at(5))
     _ = book.deliver(verdictDeadline: at(10))
@@ -128,7 +158,7 @@ struct AttemptBookTests {
 
   @Test("a delivered attempt waits for a verdict until the verdict deadline")
   func deliveredGetsVerdictDeadline() throws {
-    var book = AttemptBook(idPrefix: "p")
+    var book = AttemptBook(random: SeededRandom(state: 5))
     _ = book.add(keypad: "k", digits: digits([1]), deadline: at(5))
     _ = book.deliver(verdictDeadline: at(12))
     let attempt = try #require(book.attempts.first)
@@ -139,7 +169,7 @@ struct AttemptBookTests {
 
   @Test("a code is delivered only once")
   func deliveredOnce() {
-    var book = AttemptBook(idPrefix: "p")
+    var book = AttemptBook(random: SeededRandom(state: 5))
     _ = book.add(keypad: "k", digits: digits([1]), deadline: at(5))
     #expect(book.deliver(verdictDeadline: at(10)).count == 1)
     #expect(book.deliver(verdictDeadline: at(20)).isEmpty)
@@ -148,7 +178,7 @@ struct AttemptBookTests {
 
   @Test("a later delivery sends only the codes added since")
   func laterDelivery() {
-    var book = AttemptBook(idPrefix: "p")
+    var book = AttemptBook(random: SeededRandom(state: 5))
     _ = book.add(keypad: "a", digits: digits([1]), deadline: at(5))
     _ = book.deliver(verdictDeadline: at(10))
     let second = book.add(keypad: "b", digits: digits([2]), deadline: at(6))
@@ -157,7 +187,7 @@ struct AttemptBookTests {
 
   @Test("delivery with nothing waiting calls no sender")
   func nothingToDeliver() {
-    var book = AttemptBook(idPrefix: "p")
+    var book = AttemptBook(random: SeededRandom(state: 5))
     #expect(book.deliver(verdictDeadline: at(10)).isEmpty)
   }
 
@@ -165,7 +195,7 @@ struct AttemptBookTests {
 
   @Test("the first verdict for a delivered code is accepted with its keypad")
   func firstVerdictAccepted() {
-    var book = AttemptBook(idPrefix: "p")
+    var book = AttemptBook(random: SeededRandom(state: 5))
     let id = book.add(keypad: "front", digits: digits([1]), deadline: at(5))
     _ = book.deliver(verdictDeadline: at(10))
     #expect(book.decide(id: id) == .accepted(keypad: "front"))
@@ -175,7 +205,7 @@ struct AttemptBookTests {
 
   @Test("a second verdict for the same code is already decided")
   func secondVerdictRefused() {
-    var book = AttemptBook(idPrefix: "p")
+    var book = AttemptBook(random: SeededRandom(state: 5))
     let id = book.add(keypad: "front", digits: digits([1]), deadline: at(5))
     _ = book.deliver(verdictDeadline: at(10))
     _ = book.decide(id: id)
@@ -185,10 +215,10 @@ struct AttemptBookTests {
 
   @Test("a verdict for an id never given out is unknown")
   func unknownId() {
-    var book = AttemptBook(idPrefix: "p")
+    var book = AttemptBook(random: SeededRandom(state: 5))
     let id = book.add(keypad: "k", digits: digits([1]), deadline: at(5))
     _ = book.deliver(verdictDeadline: at(10))
-    #expect(book.decide(id: "p-999") == .unknown)
+    #expect(book.decide(id: "00000000000000000000000000000999") == .unknown)
     #expect(book.decide(id: "") == .unknown)
     #expect(book.decide(id: id + "0") == .unknown)
     #expect(book.attempts.count == 1, "a stray verdict decides nothing")
@@ -196,7 +226,7 @@ struct AttemptBookTests {
 
   @Test("a verdict for a code no client has had is refused and leaves it waiting")
   func notDelivered() {
-    var book = AttemptBook(idPrefix: "p")
+    var book = AttemptBook(random: SeededRandom(state: 5))
     let code = digits([1, 2])
     let id = book.add(keypad: "k", digits: code, deadline: at(5))
     #expect(book.decide(id: id) == .notDelivered)
@@ -206,7 +236,7 @@ struct AttemptBookTests {
 
   @Test("verdicts for two codes are matched by id, in any order")
   func verdictsById() {
-    var book = AttemptBook(idPrefix: "p")
+    var book = AttemptBook(random: SeededRandom(state: 5))
     let a = book.add(keypad: "a", digits: digits([1]), deadline: at(5))
     let b = book.add(keypad: "b", digits: digits([2]), deadline: at(5))
     _ = book.deliver(verdictDeadline: at(10))
@@ -217,7 +247,7 @@ struct AttemptBookTests {
 
   @Test("a long-settled id is eventually forgotten and becomes unknown")
   func settledMemoryBounded() {
-    var book = AttemptBook(idPrefix: "p")
+    var book = AttemptBook(random: SeededRandom(state: 5))
     var ids: [String] = []
     for _ in 0..<300 {
       ids.append(book.add(keypad: "k", digits: digits([1]), deadline: at(5)))
@@ -232,7 +262,7 @@ struct AttemptBookTests {
 
   @Test("nothing expires before its deadline")
   func notYetExpired() {
-    var book = AttemptBook(idPrefix: "p")
+    var book = AttemptBook(random: SeededRandom(state: 5))
     let code = digits([1])
     _ = book.add(keypad: "k", digits: code, deadline: at(5))
     #expect(book.expire(now: at(5) - .nanoseconds(1)).isEmpty)
@@ -242,7 +272,7 @@ struct AttemptBookTests {
 
   @Test("a code no client took expires at its deadline, undelivered and wiped")
   func expiresUndelivered() throws {
-    var book = AttemptBook(idPrefix: "p")
+    var book = AttemptBook(random: SeededRandom(state: 5))
     let code = digits([4, 3, 2, 1])
     let id = book.add(keypad: "front", digits: code, deadline: at(5))
     let expired = book.expire(now: at(5))
@@ -256,7 +286,7 @@ struct AttemptBookTests {
 
   @Test("a delivered code without a verdict expires at the verdict deadline, delivered")
   func expiresDelivered() throws {
-    var book = AttemptBook(idPrefix: "p")
+    var book = AttemptBook(random: SeededRandom(state: 5))
     let id = book.add(keypad: "front", digits: digits([1]), deadline: at(5))
     _ = book.deliver(verdictDeadline: at(15))
     #expect(book.expire(now: at(14)).isEmpty)
@@ -268,7 +298,7 @@ struct AttemptBookTests {
 
   @Test("only the attempts that are due expire")
   func expiresOnlyDue() {
-    var book = AttemptBook(idPrefix: "p")
+    var book = AttemptBook(random: SeededRandom(state: 5))
     let early = book.add(keypad: "a", digits: digits([1]), deadline: at(3))
     let lateCode = digits([2])
     let late = book.add(keypad: "b", digits: lateCode, deadline: at(8))
@@ -280,7 +310,7 @@ struct AttemptBookTests {
 
   @Test("a verdict after expiry is timed out, not accepted or already decided")
   func verdictAfterExpiry() {
-    var book = AttemptBook(idPrefix: "p")
+    var book = AttemptBook(random: SeededRandom(state: 5))
     let id = book.add(keypad: "k", digits: digits([1]), deadline: at(5))
     _ = book.deliver(verdictDeadline: at(10))
     _ = book.expire(now: at(10))
@@ -290,7 +320,7 @@ struct AttemptBookTests {
 
   @Test("an expired code is not delivered later")
   func expiredNotDelivered() {
-    var book = AttemptBook(idPrefix: "p")
+    var book = AttemptBook(random: SeededRandom(state: 5))
     _ = book.add(keypad: "k", digits: digits([1]), deadline: at(5))
     _ = book.expire(now: at(6))
     #expect(book.deliver(verdictDeadline: at(20)).isEmpty)
@@ -300,7 +330,7 @@ struct AttemptBookTests {
 
   @Test("wiping all zeroes every held code and empties the book")
   func wipeAll() {
-    var book = AttemptBook(idPrefix: "p")
+    var book = AttemptBook(random: SeededRandom(state: 5))
     let a = digits([1, 2, 3])
     let b = digits([4, 5, 6])
     _ = book.add(keypad: "a", digits: a, deadline: at(5))

@@ -275,7 +275,7 @@ import Testing
     var s = Self.script(.off)
     s.run("clients=1 1 2 3 4 ENTER")
     let trace = s.send(
-      .verdict(id: "ab-1", granted: false, message: nil, duress: true, client: 1))
+      .verdict(id: s.id("ab-1"), granted: false, message: nil, duress: true, client: 1))
     #expect(trace.hasPrefix("verdict(ab-1,denied) alarm(duress,door,ab-1)"))
   }
 

@@ -85,7 +85,7 @@ import Testing
   func verdictShownThenGone() {
     var s = SessionScript()
     s.run("clients=1 1 2 3 4 ENTER")
-    s.send(.verdict(id: "ab-1", granted: true, message: "Welcome", client: 1))
+    s.send(.verdict(id: s.id("ab-1"), granted: true, message: "Welcome", client: 1))
     s.run("end")
     #expect(s.lastFrame?.phase == .granted(message: "Welcome"))
     #expect(s.session.nextWakeup == s.now + .seconds(3))

@@ -39,6 +39,10 @@ struct SessionScript {
   private(set) var persisted: [[String: LockoutState]] = []
   private(set) var replies: [String] = []
   private(set) var trace: [String] = []
+  /// Attempt ids are 32 random hex digits; the trace, logs and replies show them as
+  /// `ab-1`, `ab-2` ... in the order they first appear, and steps take those names.
+  private var aliases: [String: String] = [:]
+  private var realIDs: [String: String] = [:]
 
   init(
     _ edit: (inout Configuration) -> Void = { _ in }, saved: SavedLockouts = SavedLockouts(),
@@ -49,14 +53,39 @@ struct SessionScript {
     config.lockout = .testing()
     edit(&config)
     session = Session(
-      settings: .init(version: "9.9.9", idPrefix: "ab", persistent: persistent),
-      config: config, saved: saved, random: random)
+      settings: .init(version: "9.9.9", persistent: persistent),
+      config: config, saved: saved, random: random, idRandom: SeededRandom(state: 7))
   }
 
   /// Seconds since the start.
   func at(_ seconds: String) -> Instant { Self.start + .nanoseconds(nanoseconds(seconds)) }
 
   var lastSentID: String? { sent.last?.id }
+  /// The real id behind an alias such as `ab-1` (itself when it is no alias).
+  func id(_ alias: String) -> String { realIDs[alias] ?? alias }
+
+  /// `text` with every attempt id (a run of exactly 32 hex digits) by its alias.
+  private mutating func aliased(_ text: String) -> String {
+    let bytes = Array(text.utf8)
+    var out: [UInt8] = []
+    var i = 0
+    func isHex(_ b: UInt8) -> Bool { (0x30...0x39).contains(b) || (0x61...0x66).contains(b) }
+    while i < bytes.count {
+      var j = i
+      while j < bytes.count, isHex(bytes[j]) { j += 1 }
+      if j - i == AttemptBook.idLength {
+        let real = String(decoding: bytes[i..<j], as: UTF8.self)
+        let alias = aliases[real] ?? "ab-\(aliases.count + 1)"
+        aliases[real] = alias
+        realIDs[alias] = real
+        out += Array(alias.utf8)
+      } else {
+        out += bytes[i..<max(j, i + 1)]
+      }
+      i = max(j, i + 1)
+    }
+    return String(decoding: out, as: UTF8.self)
+  }
   var lastFrame: ScreenModel? { frames.last }
   func logged(_ text: String) -> Bool { logs.contains { $0.1.contains(text) } }
 
@@ -111,7 +140,7 @@ struct SessionScript {
         stampLead = .nanoseconds(nanoseconds(value))
       } else if let value = step.value(of: "granted:") ?? step.value(of: "denied:") {
         send(
-          .verdict(id: value, granted: step.hasPrefix("granted"), message: nil, client: 1))
+          .verdict(id: id(value), granted: step.hasPrefix("granted"), message: nil, client: 1))
       } else if let value = step.value(of: "card:") {
         for name in value.map({ "KP" + String($0) }) + ["ENTER"] {
           send(.cardKey(keypad: keypad, key(name), value: 1, stamp: stamp))
@@ -156,19 +185,19 @@ struct SessionScript {
   /// What the shell does with an effect, in words for the trace.
   private mutating func answer(_ effect: Effect) {
     switch effect {
-    case .broadcast(let line): trace.append(Self.words(line))
+    case .broadcast(let line): trace.append(aliased(Self.words(line)))
     case .reply(let client, let line):
-      replies.append(line)
-      trace.append("reply#\(client):" + Self.words(line))
+      replies.append(aliased(line))
+      trace.append(aliased("reply#\(client):" + Self.words(line)))
     case .sendCode(let id, let keypad, let digits, let card):
       if clients > 0 { sent.append((id, string(digits), digits, card.map(string), card)) }
-      trace.append("code(\(id),\(keypad))")
+      trace.append(aliased("code(\(id),\(keypad))"))
       for effect in session.handle(
         .codeSent(id: id, clients: clients, connected: clients), now: now)
       {
         answer(effect)
       }
-    case .dropUnreadCode(let id): trace.append("drop(\(id))")
+    case .dropUnreadCode(let id): trace.append(aliased("drop(\(id))"))
     case .show(let model): frames.append(model)
     case .persistLockouts(let states, let at):
       persisted.append(states)
@@ -181,8 +210,8 @@ struct SessionScript {
       for effect in session.handle(.lockoutsSaved(failure: saveFailure), now: now) {
         answer(effect)
       }
-    case .notify(let line): trace.append("notify(\(line))")
-    case .log(let level, let line): logs.append((level, line))
+    case .notify(let line): trace.append(aliased("notify(\(line))"))
+    case .log(let level, let line): logs.append((level, aliased(line)))
     case .reconfigure: trace.append("reconfigure")
     case .stop: trace.append("stop")
     }

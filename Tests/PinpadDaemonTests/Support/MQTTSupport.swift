@@ -23,7 +23,7 @@ final class Broker {
   /// `users`: name -> password; when given, both listeners refuse anonymous clients.
   init(
     tls: Bool = false, users: [String: String] = [:], aclFile: String? = nil,
-    dir: TempDir = TempDir()
+    dir: TempDir = TempDir(), extraConfig: String = ""
   ) throws {
     self.dir = dir
     self.users = users
@@ -31,7 +31,9 @@ final class Broker {
     tlsPort = tls ? Broker.freePort() : 0
     certPort = tls ? Broker.freePort() : 0
     // Nagle off on the broker side too, as on the bridge (MOSQ_OPT_TCP_NODELAY).
-    var config = "per_listener_settings true\nuser root\npersistence false\nset_tcp_nodelay true\n"
+    var config =
+      "per_listener_settings true\nuser root\npersistence false\nset_tcp_nodelay true\n"
+      + extraConfig
     var auth = "allow_anonymous true\n"
     if !users.isEmpty {
       let file = dir.write("passwords", "")
@@ -58,6 +60,29 @@ final class Broker {
   }
 
   deinit { kill() }
+
+  /// The broker's process id while it runs.
+  var pid: Int32? { process.flatMap { $0.isRunning ? $0.processIdentifier : nil } }
+
+  /// One broker for a whole suite (brokers take a while to start): started on first
+  /// use and SIGKILLed when the test process exits. Suites that share it give each
+  /// test its own topics.
+  static var shared: Broker {
+    get throws {
+      if let made = SharedBroker.broker { return made }
+      // A flood test counts what the bridge loses: the broker's own queue for a slow
+      // subscriber (1000 messages by default, then it drops) must not be the limit.
+      let made = try Broker(extraConfig: "max_queued_messages 1000000\n")
+      SharedBroker.broker = made
+      SharedBroker.pid = made.pid ?? 0
+      SharedBroker.path = made.dir.path
+      atexit {
+        if SharedBroker.pid > 0 { Glibc.kill(SharedBroker.pid, SIGKILL) }
+        try? FileManager.default.removeItem(atPath: SharedBroker.path)
+      }
+      return made
+    }
+  }
 
   func start() throws {
     let p = Process()
@@ -145,6 +170,12 @@ final class Broker {
     let sub = try Subscriber(self, filter, dir: dir, settle: 1.0, as: user)
     return sub.messages.filter(\.retained)
   }
+}
+
+private enum SharedBroker {
+  nonisolated(unsafe) static var broker: Broker? = nil
+  nonisolated(unsafe) static var pid: Int32 = 0
+  nonisolated(unsafe) static var path = ""
 }
 
 /// One message as `mosquitto_sub -F '%r\t%t\t%p'` prints it.
@@ -348,4 +379,88 @@ final class TypedDaemon {
 func mqttSection(broker: String, topic: String, extra: [String] = []) -> String {
   (["[MQTT]", "Broker=\(broker)", "Topic=\(topic)", "ClientID=test-\(topic)"] + extra)
     .joined(separator: "\n") + "\n"
+}
+
+/// A stand-in for the daemon's socket: a Unix listener the test drives by hand, for
+/// what the real daemon cannot be made to do on cue (a thousand codes at once, a
+/// socket that stops reading).
+final class StandInDaemon {
+  let path: String
+  private let listenerOwner: OpenDescriptor
+  private var listener: Int32 { listenerOwner.fd }
+  private var clientOwner: OpenDescriptor? = nil
+  var client: Int32 { clientOwner?.fd ?? -1 }
+  private var buffer: [UInt8] = []
+
+  init(dir: TempDir) throws {
+    path = dir.file("standin.sock")
+    listenerOwner = OpenDescriptor(
+      OwnedDescriptor(
+        taking: socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)))
+    let listener = listenerOwner.fd
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      for (i, b) in path.utf8.enumerated() where i < raw.count - 1 { raw[i] = b }
+    }
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    guard bound == 0, listen(listener, 4) == 0 else {
+      throw ClientError("stand-in daemon: bind/listen: \(errno)")
+    }
+  }
+
+  /// Waits for the bridge to connect, makes the receive buffer small (so the bridge
+  /// meets a full socket soon) and sends the hello.
+  func accept(timeout: Double = 15, receiveBuffer: Int32 = 4096) -> Bool {
+    var entry = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+    guard poll(&entry, 1, Int32(timeout * 1000)) == 1 else { return false }
+    let taken = Glibc.accept(listener, nil, nil)
+    guard taken >= 0 else { return false }
+    clientOwner = OpenDescriptor(OwnedDescriptor(taking: taken))
+    var size = receiveBuffer
+    setsockopt(client, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    return send(#"{"type":"hello","protocol":1,"version":"0.0.0"}"#)
+  }
+
+  /// Writes one line (blocking).
+  @discardableResult
+  func send(_ line: String) -> Bool {
+    let bytes = Array((line + "\n").utf8)
+    var offset = 0
+    while offset < bytes.count {
+      let n = bytes.withUnsafeBytes {
+        Glibc.send(client, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+      }
+      if n < 0, errno == EINTR { continue }
+      if n <= 0 { return false }
+      offset += n
+    }
+    return true
+  }
+
+  /// Reads whatever the bridge sent for up to `timeout` seconds, until `enough` says
+  /// so; returns the complete lines read.
+  func readLines(timeout: Double, until enough: ([String]) -> Bool = { _ in false }) -> [String] {
+    var lines: [String] = []
+    let end = E2E.now() + timeout
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while E2E.now() < end, !enough(lines) {
+      var entry = pollfd(fd: client, events: Int16(POLLIN), revents: 0)
+      guard poll(&entry, 1, 100) == 1 else { continue }
+      let n = Glibc.recv(client, &chunk, chunk.count, 0)
+      if n <= 0 { break }
+      buffer += chunk[0..<n]
+      var start = 0
+      while let newline = buffer[start...].firstIndex(of: 0x0A) {
+        lines.append(String(decoding: buffer[start..<newline], as: UTF8.self))
+        start = newline + 1
+      }
+      buffer.removeFirst(start)
+    }
+    return lines
+  }
 }
