@@ -389,6 +389,7 @@ public struct Session {
         out.append(.broadcast(DaemonMessage.alarm(reason: "duress", keypad: keypad, id: id)))
       }
       out.append(.dropUnreadCode(id: id))
+      if granted { out.append(.attemptGranted(id: id, keypad: keypad)) }
       feed(.verdict(granted ? .granted : .denied), keypad: keypad, at: at, now: now, &out)
       activeKeypad = keypad
       if granted {
@@ -571,6 +572,7 @@ public struct Session {
       fields.append(("locked_seconds", .number(Double(lockedSeconds))))
       return .object(fields)
     }
+    let doors: [(String, JSONValue)] = shell.doors.map { [("doors", $0)] } ?? []
     return [
       ("version", .string(settings.version)),
       ("keypads", .array(keypads)),
@@ -579,7 +581,7 @@ public struct Session {
       ("queued_bytes", .number(Double(shell.queuedBytes))),
       ("lockouts_saved", .bool(settings.persistent && lockoutSaveError == nil)),
       ("pending", .number(Double(attempts.attempts.count))),
-    ]
+    ] + doors
   }
 
   /// The frame for the active keypad, when it differs from the last one drawn.

@@ -39,6 +39,10 @@ struct SessionScript {
   private(set) var persisted: [[String: LockoutState]] = []
   private(set) var replies: [String] = []
   private(set) var trace: [String] = []
+  /// `attemptGranted` effects, and the doors they were handed to (as the daemon does).
+  private(set) var grants: [(id: String, keypad: String)] = []
+  var doors: Doors? = nil
+  private(set) var doorEffects: [Doors.Effect] = []
 
   init(
     _ edit: (inout Configuration) -> Void = { _ in }, saved: SavedLockouts = SavedLockouts(),
@@ -169,6 +173,9 @@ struct SessionScript {
         answer(effect)
       }
     case .dropUnreadCode(let id): trace.append("drop(\(id))")
+    case .attemptGranted(let id, let keypad):
+      grants.append((id, keypad))
+      if doors != nil { doorEffects += doors!.granted(id: id, keypad: keypad, now: now) }
     case .show(let model): frames.append(model)
     case .persistLockouts(let states, let at):
       persisted.append(states)
