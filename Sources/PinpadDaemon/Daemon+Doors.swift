@@ -30,7 +30,9 @@ extension Daemon {
   func perform(_ effects: [Doors.Effect]) {
     for effect in effects {
       switch effect {
-      case .relay(let door, let unlocked): doorLines?.drive(door, unlocked: unlocked)
+      case .relay(let door, let unlocked):
+        doorLines?.drive(door, unlocked: unlocked)
+        doors.relayDriven(door: door, unlocked: unlocked, now: Clock.monotonic())
       case .broadcast(let line): server?.broadcast(line)
       case .log(let level, let line): log.log(level, line)
       }

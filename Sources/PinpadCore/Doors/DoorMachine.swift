@@ -155,6 +155,13 @@ public struct DoorMachine: Sendable {
     return out
   }
 
+  /// The shell drove the relay unlocked and the chip took it at `now`: OpenSec runs from
+  /// there, so a slow chip (a USB bridge answers in milliseconds) never shortens it.
+  public mutating func relayDriven(unlocked: Bool, now: Instant) {
+    guard unlocked, linesHeld, case .unlocked(let until) = lock else { return }
+    lock = .unlocked(until: max(until, now + config.open))
+  }
+
   private mutating func unlock(by opener: Opener, now: Instant) -> [Action] {
     guard linesHeld else {
       return [

@@ -46,6 +46,12 @@ public struct Doors: Sendable {
 
   public mutating func tick(now: Instant) -> [Effect] { each { $0.tick(now: now) } }
 
+  /// The shell's answer to `relay`: the chip took the level at `now`.
+  public mutating func relayDriven(door: String, unlocked: Bool, now: Instant) {
+    guard let index = machines.firstIndex(where: { $0.name == door }) else { return }
+    machines[index].relayDriven(unlocked: unlocked, now: now)
+  }
+
   /// The `doors` member of a `status` answer.
   public var status: JSONValue {
     .array(

@@ -289,3 +289,21 @@ private func words(_ actions: [DoorMachine.Action]) -> [String] {
     #expect(s.replies.last?.contains("\"doors\":[{\"name\":\"main\",\"lock\":\"locked\"") == true)
   }
 }
+
+@Suite struct DoorRelayTimingTests {
+  @Test func openSecRunsFromWhenTheChipTookTheRelayNotFromTheGrant() {
+    var machine = door()
+    _ = machine.granted(id: "ab-1", keypad: "front", now: t0)
+    machine.relayDriven(unlocked: true, now: at(0.2))  // a slow chip
+    #expect(machine.nextDeadline == at(3.2))
+    #expect(words(machine.tick(now: at(3.1))) == [])
+    #expect(words(machine.tick(now: at(3.2))) == ["relay(locked)", "locked"])
+  }
+
+  @Test func anEarlierAnswerNeverShortensTheOpening() {
+    var machine = door()
+    _ = machine.granted(id: "ab-1", keypad: "front", now: at(1))
+    machine.relayDriven(unlocked: true, now: t0)
+    #expect(machine.nextDeadline == at(4))
+  }
+}

@@ -28,13 +28,13 @@ dump() {
   echo "-- daemon log"; tail -n 40 "$log"; echo "-- sim log"; tail -n 20 "$sim_log"
   echo "-- messages"; tail -n 20 "$messages"
 }
-# wait_for COUNT PATTERN FILE WHAT: until COUNT lines of FILE match PATTERN (60 s).
+# wait_for COUNT PATTERN FILE WHAT: until COUNT lines of FILE match PATTERN (120 s).
 wait_for() {
-  local deadline=$(($(date +%s) + 60)) n
+  local deadline=$(($(date +%s) + 120)) n
   while :; do
     n=$(grep -c -- "$2" "$3" 2>/dev/null)
     [ "${n:-0}" -ge "$1" ] && return 0
-    [ "$(date +%s)" -ge "$deadline" ] && { dump; rig_fail "no $4 within 60 s"; }
+    [ "$(date +%s)" -ge "$deadline" ] && { dump; rig_fail "no $4 within 120 s"; }
     sleep 0.02
   done
 }
@@ -44,7 +44,7 @@ relay_changes() { count " out 0 " "$sim_log"; }
 start_sim() {
   python3 tests/system/helpers/cp2112-sim.py "$sim_log" $run/sim.ctl &
   sim=$!
-  local deadline=$(($(date +%s) + 30))
+  local deadline=$(($(date +%s) + 120))
   until .build/debug/pinpadd --list-devices --config $run/pinpadd.conf 2>/dev/null | grep -q "cp2112_gpio"; do
     [ "$(date +%s)" -ge "$deadline" ] && { dmesg | tail -20; rig_fail "no cp2112_gpio chip appeared"; }
     sleep 0.1
