@@ -112,6 +112,7 @@ private final class Bridge {
       if rc != 0 {
         log.warning("cannot subscribe to \(core.verdictFilter): \(MQTTClient.describe(rc))")
       }
+      subscribeDoorCommands(client)
       connectDaemon(now: Clock.monotonic())
     }
     session.onLost = { [unowned self] in
@@ -119,7 +120,10 @@ private final class Bridge {
       closeDaemon(publish: false)
       daemonRetryAt = nil
     }
-    session.onMessage = { [unowned self] topic, payload in verdictMessage(topic, payload) }
+    session.onMessage = { [unowned self] topic, payload in
+      if doorCommand(topic, payload) { return }
+      verdictMessage(topic, payload)
+    }
   }
 
   func run(signals: SignalReader) -> Int32 {
@@ -342,5 +346,34 @@ final class SecretLineBuffer {
     if rest > 0 { memmove(buffer, buffer + start, rest) }
     explicitZero(buffer + rest, filled - rest)
     filled = rest
+  }
+}
+
+// MARK: doors (SPEC §10): TOPIC/door/NAME/command takes `open`
+
+extension Bridge {
+  func subscribeDoorCommands(_ client: MQTTClient) {
+    let rc = client.subscribe(core.doorCommandFilter)
+    if rc != 0 {
+      log.warning("cannot subscribe to \(core.doorCommandFilter): \(MQTTClient.describe(rc))")
+    }
+  }
+
+  /// A message on a door's command topic, forwarded as `open`; false for other topics.
+  func doorCommand(_ topic: String, _ payload: UnsafeMutableRawBufferPointer) -> Bool {
+    guard MQTTTopic.matches(topic, filter: core.doorCommandFilter) else { return false }
+    switch core.doorCommandLine(topic: topic, payload: Array(payload)) {
+    case .failure(let problem):
+      log.warning("\(topic): \(problem.reason); ignored")
+    case .success(let line):
+      guard let fd = daemon, greeted else {
+        log.warning("\(topic): not connected to the daemon; command dropped")
+        return true
+      }
+      do { try fd.writeAll(Array((line + "\n").utf8)) } catch {
+        log.warning("\(topic): cannot send the command to the daemon: \(error)")
+      }
+    }
+    return true
   }
 }

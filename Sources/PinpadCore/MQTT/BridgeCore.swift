@@ -41,6 +41,8 @@ public struct BridgeCore {
   private var keypadOfID: [(id: String, keypad: String)] = []
   private var published: [String: KeypadState] = [:]
   private var announced: Set<String> = []
+  /// The doors' retained states and discovery (BridgeDoors.swift).
+  var doorsState = BridgeDoorsState()
   /// When to ask for `status` again (a lockout's end), nil when nothing waits.
   public private(set) var nextStatusAt: Instant? = nil
   public static let statusRequest = #"{"type":"status"}"#
@@ -65,6 +67,7 @@ public struct BridgeCore {
   public mutating func daemonConnected() -> [Action] {
     published = [:]
     announced = []
+    doorsState = BridgeDoorsState()
     nextStatusAt = nil
     return [
       .publish(topic: statusTopic, payload: "online", retain: true),
@@ -95,6 +98,8 @@ public struct BridgeCore {
       return []
     case "status":
       return status(value, now: now)
+    case "door":
+      return doorEvent(value, line)
     case "error":
       return [.warn("the daemon says: \(value["reason"]?.stringValue ?? "error")")]
     case "verdict":
@@ -149,7 +154,7 @@ public struct BridgeCore {
 
   private mutating func status(_ value: JSONValue, now: Instant) -> [Action] {
     guard case .array(let keypads)? = value["keypads"] else { return [] }
-    var actions: [Action] = []
+    var actions: [Action] = doorStatus(value)
     var soonestUnlock: Int? = nil
     let listed = keypads.compactMap { k in k["name"]?.stringValue.map { ($0, k) } }
     let quiet = configuredKeypads.filter { name in !listed.contains { $0.0 == name } }
