@@ -66,3 +66,24 @@ import Testing
     #expect(daemon.stop() == 0)
   }
 }
+
+@Suite struct DoorReadmeTests {
+  @Test("the README's door example passes --check-config as pasted (with its [Keypad door])")
+  func readmeExample() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent().path
+    let readme = try String(contentsOfFile: root + "/README.md", encoding: .utf8)
+    let section = try #require(
+      readme.components(separatedBy: "## A door: relay, contact, exit button").dropFirst().first)
+    let block = section.components(separatedBy: "\n").drop { !$0.hasPrefix("    [Door") }
+      .prefix { $0.hasPrefix("    ") }.map { String($0.dropFirst(4)) }
+    #expect(block.count == 10)
+    let dir = TempDir()
+    let path = dir.write(
+      "door.conf", "[Keypad door]\nMatch=*Keypad*\n" + block.joined(separator: "\n") + "\n")
+    let result = try runProgram(E2E.pinpadd, ["--check-config", "--config", path])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.contains("[Door front]\nKeypads=door\nRelay=gpiochip0:GPIO17\n"))
+    #expect(result.stdout.contains("ExitButtonActiveLow=yes\n"))
+  }
+}

@@ -20,6 +20,8 @@ enum BridgeService {
       TOPIC/KEYPAD/event    entry, verdict, lockout, keypad and alarm messages
       TOPIC/KEYPAD/state    {"phase":...,"attempts_left":N,"locked_seconds":N} (retained)
       TOPIC/KEYPAD/verdict  subscribed: {"id":"ID","result":"granted|denied","message":"..."}
+      TOPIC/door/DOOR/event    door messages; TOPIC/door/DOOR/state {"lock":...,"contact":...}
+                            (retained); TOPIC/door/DOOR/command subscribed: open
     and, with Discovery=yes, Home Assistant discovery configs under DiscoveryPrefix.
     Exit codes: 78 bad configuration, 69 broker refused the credentials or TLS check.
     """

@@ -56,6 +56,10 @@ exit_button() { echo "in 2 $1" >$run/sim.ctl; }
 cat >$run/pinpadd.conf <<CONF
 [Entry]
 Length=4
+# Keys typed through QMP can arrive seconds apart on a loaded TCG guest: no timeout
+# may wipe a PIN in the middle.
+InterKeyTimeoutSec=60
+TotalTimeoutSec=120
 [Socket]
 AllowUsers=root
 [Door main]
