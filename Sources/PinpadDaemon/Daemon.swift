@@ -26,8 +26,8 @@ public final class Daemon {
   var session: Session
   var display: Display = NoDisplay()
   var inputs: [InputSource] = []
+  /// The socket server; it owns the listening socket.
   var server: SocketServer?
-  var listener: FileDescriptor?
   /// The socket file this process created and removes on exit (nil under systemd),
   /// with the inode it bound: only that file is removed, never a successor's socket.
   var ownedSocketPath: String?
@@ -233,10 +233,6 @@ public final class Daemon {
     display.close()
     server?.shutdown()
     server = nil
-    if let listener {
-      listener.close()
-      self.listener = nil
-    }
     if let ownedSocketPath {
       if let ownedSocketIdentity,
         !FileSystem.remove(ownedSocketPath, ifStill: ownedSocketIdentity)

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PinpadSystem
 import Testing
 
 /// Issue 15: hostile input through the real interfaces: terminal escapes in verdict
@@ -260,7 +261,8 @@ func isRegularFile(_ path: String) -> Bool {
 /// A pseudo-terminal of a given width: the daemon draws on its follower side (by
 /// path), the test reads the leader.
 final class DisplayTerminal {
-  let leader: Int32
+  private let leaderSide: OwnedDescriptor
+  var leader: Int32 { leaderSide.fd.rawValue }
   let followerPath: String
 
   init(columns: UInt16) throws {
@@ -270,7 +272,8 @@ final class DisplayTerminal {
     func symbol<T>(_ name: String, as: T.Type) -> T {
       unsafeBitCast(dlsym(UnsafeMutableRawPointer(bitPattern: 0), name)!, to: T.self)
     }
-    leader = symbol("posix_openpt", as: Open.self)(O_RDWR | O_NOCTTY)
+    leaderSide = OwnedDescriptor(taking: symbol("posix_openpt", as: Open.self)(O_RDWR | O_NOCTTY))
+    let leader = leaderSide.fd.rawValue
     guard leader >= 0, symbol("grantpt", as: Open.self)(leader) == 0,
       symbol("unlockpt", as: Open.self)(leader) == 0,
       let name = symbol("ptsname", as: Name.self)(leader)
@@ -280,7 +283,6 @@ final class DisplayTerminal {
     _ = ioctl(leader, UInt(TIOCSWINSZ), &size)
     _ = fcntl(leader, F_SETFL, fcntl(leader, F_GETFL) | O_NONBLOCK)
   }
-  deinit { Glibc.close(leader) }
 
   /// Everything written so far, read until nothing more came for `settle` seconds.
   func readAvailable(settle: Double) -> String {

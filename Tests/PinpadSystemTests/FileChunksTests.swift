@@ -19,9 +19,10 @@ import Testing
 
   func write(_ name: String, _ bytes: [UInt8]) -> String {
     let path = dir + "/" + name
-    let fd = open(path, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0o600)
+    var file = OwnedDescriptor(taking: open(path, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0o600))
+    let fd = file.fd.rawValue
     _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-    close(fd)
+    file.close()
     return path
   }
 

@@ -10,11 +10,11 @@ extension FileSystem {
     _ path: String, chunkSize: Int = 65536, limit: Int = 16 << 20,
     _ body: (UnsafeRawBufferPointer) -> Bool
   ) throws(SystemError) {
-    let fd: FileDescriptor
-    do { fd = try FileDescriptor.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY) } catch {
+    let file: OwnedDescriptor
+    do { file = try OwnedDescriptor.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY) } catch {
       throw SystemError("cannot read \(path)", error)
     }
-    defer { fd.close() }
+    let fd = file.fd
     var info = stat()
     if fstat(fd.rawValue, &info) != 0 { throw SystemError("cannot read \(path)", .current) }
     if let kind = irregularKind(info.st_mode) {
