@@ -27,15 +27,14 @@ public enum GPIO {
   }
 
   /// Opens a chip read-only (the uAPI needs no write access for line requests).
-  public static func openChip(_ path: String) throws(Errno) -> FileDescriptor {
-    try FileDescriptor.open(path, O_RDONLY)
+  public static func openChip(_ path: String) throws(Errno) -> OwnedDescriptor {
+    try OwnedDescriptor.open(path, O_RDONLY)
   }
 
   /// The chip's label and its lines' names (without requesting any line).
   public static func info(_ path: String) throws(Errno) -> GPIOChipInfo {
-    let fd = try openChip(path)
-    defer { _ = Glibc.close(fd.rawValue) }  // opened here, owned here only
-    return try info(fd, path: path)
+    let chip = try openChip(path)  // closed by its owner at the end of this scope
+    return try info(chip.fd, path: path)
   }
 
   static func info(_ fd: FileDescriptor, path: String) throws(Errno) -> GPIOChipInfo {
@@ -110,12 +109,14 @@ public enum GPIO {
 public final class GPIOLine {
   public let path: String
   public let offset: UInt32
-  public private(set) var fd: FileDescriptor?
+  private var owned: OwnedDescriptor
+  /// The request's descriptor for calls; nil once released.
+  public var fd: FileDescriptor? { owned.isOpen ? owned.fd : nil }
 
   private init(path: String, offset: UInt32, fd: Int32) {
     self.path = path
     self.offset = offset
-    self.fd = FileDescriptor(rawValue: fd)
+    owned = OwnedDescriptor(taking: fd)
   }
 
   /// Requests an output line driven to `active` (logical) from the first instant.
@@ -123,9 +124,8 @@ public final class GPIOLine {
     path: String, offset: UInt32, activeLow: Bool, active: Bool, consumer: String
   ) throws(Errno) -> GPIOLine {
     let chip = try GPIO.openChip(path)
-    defer { _ = Glibc.close(chip.rawValue) }
     let fd = pinpad_gpio_request_output(
-      chip.rawValue, offset, activeLow ? 1 : 0, active ? 1 : 0, consumer)
+      chip.fd.rawValue, offset, activeLow ? 1 : 0, active ? 1 : 0, consumer)
     if fd < 0 { throw Errno(-fd) }
     return GPIOLine(path: path, offset: offset, fd: fd)
   }
@@ -135,8 +135,7 @@ public final class GPIOLine {
     throws(Errno) -> GPIOLine
   {
     let chip = try GPIO.openChip(path)
-    defer { _ = Glibc.close(chip.rawValue) }
-    let fd = pinpad_gpio_request_input(chip.rawValue, offset, activeLow ? 1 : 0, consumer)
+    let fd = pinpad_gpio_request_input(chip.fd.rawValue, offset, activeLow ? 1 : 0, consumer)
     if fd < 0 { throw Errno(-fd) }
     return GPIOLine(path: path, offset: offset, fd: fd)
   }
@@ -170,10 +169,5 @@ public final class GPIOLine {
   }
 
   /// Gives the line back to the kernel now.
-  public func release() {
-    if let fd { _ = Glibc.close(fd.rawValue) }
-    fd = nil
-  }
-
-  deinit { release() }
+  public func release() { owned.close() }
 }
