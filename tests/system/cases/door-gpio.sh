@@ -12,6 +12,8 @@
 # no digit of the PINs in any log or non-code message.
 # Figures: grant-to-relay latency p50/p99 over $GRANTS grants, contact-to-event latency.
 . "$RIG_LIB/guest.sh"
+groupadd -r pinpadd || rig_fail "groupadd"
+rig_install_rules
 rig_start_udevd
 GRANTS=${DOOR_GRANTS:-100}
 run=/tmp/pinpadd
@@ -76,6 +78,10 @@ CONF
 t0=$(rig_now)
 start_sim
 rig_measure chip_appears "$t0"
+# udev-rules/70-pinpadd.rules gives the chip to group pinpadd.
+udevadm settle
+chip=$(.build/debug/pinpadd --list-devices --config $run/pinpadd.conf | grep -P "\tcp2112_gpio\t" | cut -f1)
+[ "$(stat -c %G:%a "$chip")" = "pinpadd:660" ] || rig_fail "$chip is $(stat -c %G:%a "$chip"), not pinpadd:660"
 .build/debug/pinpadd --list-devices --config $run/pinpadd.conf | sed -n '/# GPIO chips/,$p' | tee "$RIG_SCRATCH/list.txt"
 grep -qP "^  0\t.*\t\[Door main\] Relay$" "$RIG_SCRATCH/list.txt" || rig_fail "--list-devices does not show line 0 as the relay"
 
