@@ -87,3 +87,20 @@ import Testing
     #expect(result.stdout.contains("ExitButtonActiveLow=yes\n"))
   }
 }
+
+@Suite struct DoorReloadEndToEndTests {
+  @Test func aReloadThatChangesDoorsSaysTheyWaitForARestartAndKeepsRunning() throws {
+    let daemon = try RunningDaemon(
+      config: "[Entry]\nLength=4\n", recording: E2E.recording("4321", firstGap: 30))
+    daemon.dir.write("pinpadd.conf", "[Entry]\nLength=4\n[Door main]\nRelay=/dev/gpiochip-none:1\n")
+    daemon.signal(SIGHUP)
+    #expect(
+      E2E.waitUntil(timeout: 5) { daemon.log.contains("configuration reloaded") }, "\(daemon.log)")
+    #expect(
+      E2E.waitUntil(timeout: 2) {
+        daemon.log.contains("reload: [Door] changes take effect at the next start")
+      })
+    #expect(daemon.isAnswering())
+    #expect(daemon.stop() == 0)
+  }
+}

@@ -522,6 +522,10 @@ public struct Session {
     if loaded.socket != config.socket {
       out.append(.log(.warning, "reload: [Socket] changes take effect at the next start"))
     }
+    if loaded.doors != config.doors {
+      // A relay is never released and requested again on a reload.
+      out.append(.log(.warning, "reload: [Door] changes take effect at the next start"))
+    }
     var displayKeys = loaded.display
     displayKeys.prompt = config.display.prompt
     displayKeys.keypadLayout = config.display.keypadLayout
