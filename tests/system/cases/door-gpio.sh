@@ -84,6 +84,12 @@ chip=$(.build/debug/pinpadd --list-devices --config $run/pinpadd.conf | grep -P 
 [ "$(stat -c %G:%a "$chip")" = "pinpadd:660" ] || rig_fail "$chip is $(stat -c %G:%a "$chip"), not pinpadd:660"
 .build/debug/pinpadd --list-devices --config $run/pinpadd.conf | sed -n '/# GPIO chips/,$p' | tee "$RIG_SCRATCH/list.txt"
 grep -qP "^  0\t.*\t\[Door main\] Relay$" "$RIG_SCRATCH/list.txt" || rig_fail "--list-devices does not show line 0 as the relay"
+grep -qP "^  2\t.*\t\[Door main\] ExitButton$" "$RIG_SCRATCH/list.txt" || rig_fail "--list-devices does not show line 2 as the exit button"
+# A chip may also be named by its name (gpiochipN; a label survives a re-plug, a name
+# may not).
+printf '[Door byname]\nRelay=%s:5\n' "$(basename "$(grep -P '\tcp2112_gpio\t' "$RIG_SCRATCH/list.txt" | cut -f1)")" >$run/byname.conf
+.build/debug/pinpadd --list-devices --config $run/byname.conf | grep -qP "^  5\t.*\t\[Door byname\] Relay$" ||
+  rig_fail "a chip named by its name is not found"
 
 start_daemon() {
   .build/debug/pinpadd --config $run/pinpadd.conf --input auto --display none \
