@@ -187,8 +187,10 @@ public final class Daemon {
   func input(_ event: SourceEvent, keypad: String) {
     switch event {
     case .quit: send(.quit(reason: "stopping: Ctrl-C or hang-up on the terminal input"))
-    case .deviceAdded(let path): send(.deviceAdded(keypad: keypad, path: path))
-    case .deviceRemoved(let path): send(.deviceRemoved(keypad: keypad, path: path))
+    case .deviceAdded(let path, let role):
+      send(.deviceAdded(keypad: keypad, path: path, role: role))
+    case .deviceRemoved(let path, let role):
+      send(.deviceRemoved(keypad: keypad, path: path, role: role))
     case .dropped(let time): send(.dropped(keypad: keypad, stamp: time))
     case .key(let code, let value, let time):
       send(.key(keypad: keypad, code, value: value, stamp: time))

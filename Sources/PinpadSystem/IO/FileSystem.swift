@@ -5,7 +5,8 @@ import Glibc
 public enum FileSystem {
   /// The whole regular file, or an error naming the path ("cannot read X: No such file
   /// or directory"). Opened with O_NONBLOCK and checked with fstat before reading, so a
-  /// FIFO, a device or a directory in its place is refused at once instead of blocking.
+  /// FIFO, a device or a directory in its place is refused at once instead of blocking
+  /// (`readChunks`; /dev/null and other devices at their end at once read as empty).
   public static func read(_ path: String, limit: Int = 16 << 20) throws(SystemError) -> [UInt8] {
     var result: [UInt8] = []
     try readChunks(path, limit: limit) { chunk in
