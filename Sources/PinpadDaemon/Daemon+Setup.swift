@@ -7,11 +7,13 @@ import PinpadSystem
 /// the inputs, the watchdog.
 extension Daemon {
   func setUp() throws(StartError) {
+    try openDoors()  // relays driven locked before anything else
     do {
       try loop.watch(signals.fd, .readable) { [unowned self] _ in self.handleSignals() }
       try loop.watch(deadlineTimer.fd, .readable) { [unowned self] _ in
         self.deadlineTimer.acknowledge()
         self.send(.tick)
+        self.doorTick()
       }
     } catch {
       throw .unavailable("cannot watch signals: \(error)")

@@ -37,6 +37,9 @@ public final class Daemon {
   var exitCode: Int32 = 0
   /// Where `code` lines are built (see `sendCode`).
   private var codeLine: [UInt8] = []
+  /// The `[Door]`s (SPEC §10) and their GPIO lines (nil without doors).
+  var doors: Doors
+  var doorLines: DoorLines?
 
   var config: Configuration { session.config }
 
@@ -55,6 +58,7 @@ public final class Daemon {
         version: pinpaddVersion, persistent: options.stateDirectory != "none",
         screenKeypad: KeypadDevices.screenKeypad),
       config: config, saved: saved, random: SystemRandom(), idRandom: SystemRandom())
+    doors = Doors(config.doors)
     do {
       loop = try EventLoop()
       deadlineTimer = try Timer()
@@ -104,6 +108,8 @@ public final class Daemon {
       let sent = sendCode(id: id, keypad: keypad, digits: digits, card: card)
       send(.codeSent(id: id, clients: sent, connected: server?.count ?? 0))
     case .dropUnreadCode(let id): server?.dropUnreadSecrets(of: id)
+    case .attemptGranted(let id, let keypad):
+      perform(doors.granted(id: id, keypad: keypad, now: Clock.monotonic()))
     case .show(let model): display.show(model)
     case .persistLockouts(let states, let at):
       // With the socket's reserve descriptor: clients holding every other one must
@@ -148,7 +154,7 @@ public final class Daemon {
   /// After each batch of events: the screen, then the one timer.
   private func afterEvents() {
     send(.endOfBatch)
-    deadlineTimer.fire(by: session.nextWakeup)
+    deadlineTimer.fire(by: [session.nextWakeup, doors.nextDeadline].compactMap { $0 }.min())
   }
 
   func handleSignals() {
@@ -206,8 +212,10 @@ public final class Daemon {
     case .status:
       let shell = ShellStatus(
         inputs: inputs.map(\.name), clients: server?.count ?? 0,
-        queuedBytes: server?.bytesWaiting() ?? 0)
+        queuedBytes: server?.bytesWaiting() ?? 0, doors: doors.isEmpty ? nil : doors.status)
       send(.status(client: client.serial, shell))
+    case .open(let door):
+      openDoor(door, from: client)
     case .verdict(let id, let granted, let message, let duress):
       send(
         .verdict(
@@ -217,6 +225,7 @@ public final class Daemon {
 
   /// Gives back everything, in reverse order of taking it. Safe to call twice.
   func tearDown() {
+    closeDoors()  // the locks first
     for input in inputs { input.close() }
     inputs = []
     session.end()

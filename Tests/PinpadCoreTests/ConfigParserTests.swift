@@ -418,7 +418,8 @@ struct BadConfig: Sendable, CustomStringConvertible {
   BadConfig("[  ]", 1, "empty section header []"),
   BadConfig(
     "[Global]", 1,
-    "unknown section [Global] (expected Entry, Lockout, Keypad NAME, Display, Socket or MQTT)"),
+    "unknown section [Global] (expected Entry, Lockout, Keypad NAME, Display, Socket, MQTT or Door NAME)"
+  ),
   BadConfig("[entry]", 1, "unknown section [entry] (did you mean [Entry]?)"),
   BadConfig("[Entry] MinLength=4", 1, "unexpected text after the section header: MinLength=4"),
   BadConfig("[Entry main]", 1, "[Entry] takes no name, found [Entry main]"),

@@ -9,6 +9,7 @@ public enum ControlMain {
     Usage: pinpadctl [--socket PATH] listen
            pinpadctl [--socket PATH] status
            pinpadctl [--socket PATH] verdict ID granted|denied [--message TEXT] [--duress]
+           pinpadctl [--socket PATH] open DOOR
            pinpadctl [--socket PATH] serve --codes FILE [--key FILE] [--state-dir DIR]
                      [--config FILE]
            pinpadctl serve --codes FILE [--key FILE] [--state-dir DIR] --mqtt
@@ -20,6 +21,7 @@ public enum ControlMain {
       listen    print each event from the daemon as one JSON line
       status    print the daemon's status as JSON
       verdict   answer attempt ID
+      open      unlock the [Door DOOR] for its OpenSec
       serve     a reference controller: grant codes and cards whose crypt(3) hashes are
                 in FILE (FILE.key or --key: the key of its tag= options); its own lockout
                 per keypad is kept in --state-dir; with --mqtt it answers every device
@@ -59,6 +61,11 @@ public enum ControlMain {
         return try status(socketPath)
       case "verdict":
         return try verdict(socketPath, Array(rest))
+      case "open":
+        guard rest.count == 1, let door = rest.first else {
+          return usageError("open DOOR")
+        }
+        return try open(socketPath, door: door)
       case "serve":
         return try ControllerService.main(socketPath: socketPath, arguments: Array(rest))
       case "hash":
@@ -190,4 +197,27 @@ public enum ControlMain {
 struct ControlError: Error, CustomStringConvertible {
   var description: String
   init(_ description: String) { self.description = description }
+}
+
+extension ControlMain {
+  /// `open DOOR`: asks the daemon to unlock a door; 0 once it says the door unlocked.
+  static func open(_ path: String, door: String) throws -> Int32 {
+    guard DoorConfig.isValidName(door) else { throw UsageError("open: \(door) is not a door name") }
+    let connection = try connect(path)
+    try connection.send(.object([("type", .string("open")), ("door", .string(door))]))
+    while let line = try connection.readLine() {
+      guard let value = try? JSONValue.parse(line) else { continue }
+      switch value["type"]?.stringValue {
+      case "door"
+      where value["door"]?.stringValue == door && value["event"]?.stringValue == "unlocked"
+        && value["by"]?.stringValue == "remote":
+        return 0
+      case "error":
+        printError("pinpadctl: \(value["reason"]?.stringValue ?? "error")")
+        return 1
+      default: continue
+      }
+    }
+    throw ControlError("the daemon closed the connection before answering")
+  }
 }

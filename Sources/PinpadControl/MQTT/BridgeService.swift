@@ -20,6 +20,8 @@ enum BridgeService {
       TOPIC/KEYPAD/event    entry, verdict, lockout, keypad and alarm messages
       TOPIC/KEYPAD/state    {"phase":...,"attempts_left":N,"locked_seconds":N} (retained)
       TOPIC/KEYPAD/verdict  subscribed: {"id":"ID","result":"granted|denied","message":"..."}
+      TOPIC/door/DOOR/event    door messages; TOPIC/door/DOOR/state {"lock":...,"contact":...}
+                            (retained); TOPIC/door/DOOR/command subscribed: open
     and, with Discovery=yes, Home Assistant discovery configs under DiscoveryPrefix.
     Exit codes: 78 bad configuration, 69 broker refused the credentials or TLS check.
     """
@@ -134,6 +136,7 @@ private final class Bridge {
       if rc != 0 {
         log.warning("cannot subscribe to \(core.verdictFilter): \(MQTTClient.describe(rc))")
       }
+      subscribeDoorCommands(client)
       connectDaemon(now: Clock.monotonic())
     }
     session.onLost = { [unowned self] in
@@ -141,7 +144,10 @@ private final class Bridge {
       closeDaemon(publish: false)
       daemonRetryAt = nil
     }
-    session.onIncoming = { [unowned self] message in verdictMessage(message) }
+    session.onIncoming = { [unowned self] message in
+      if doorCommand(message) { return }
+      verdictMessage(message)
+    }
   }
 
   func run(signals: SignalReader) -> Int32 {
@@ -406,5 +412,41 @@ final class SecretLineBuffer {
     if rest > 0 { memmove(buffer, buffer + start, rest) }
     explicitZero(buffer + rest, filled - rest)
     filled = rest
+  }
+}
+
+// MARK: doors (SPEC §10): TOPIC/door/NAME/command takes `open`
+
+extension Bridge {
+  func subscribeDoorCommands(_ client: MQTTClient) {
+    let rc = client.subscribeSkippingRetained(core.doorCommandFilter)
+    if rc != 0 {
+      log.warning("cannot subscribe to \(core.doorCommandFilter): \(MQTTClient.describe(rc))")
+    }
+  }
+
+  /// A message on a door's command topic, forwarded as `open`; false for other topics.
+  /// A message on a door's command topic: forwarded as an `open` request, unless it is
+  /// retained (a stored "open" would open the door at every reconnect) or too large.
+  func doorCommand(_ message: MQTTClient.Incoming) -> Bool {
+    guard MQTTTopic.matches(message.topic, filter: core.doorCommandFilter) else { return false }
+    let topic = UntrustedText.escapingControls(message.topic)
+    if let problem = BridgeCore.refusalBeforeReading(
+      retained: message.retained, size: message.payload.count)
+    {
+      log.warning("\(topic): \(problem.reason); ignored")
+      return true
+    }
+    switch core.doorCommandLine(topic: message.topic, payload: Array(message.payload)) {
+    case .failure(let problem):
+      log.warning("\(topic): \(problem.reason); ignored")
+    case .success(let line):
+      guard daemon != nil, greeted else {
+        log.warning("\(topic): not connected to the daemon; command dropped")
+        return true
+      }
+      sendToDaemon(line)
+    }
+    return true
   }
 }

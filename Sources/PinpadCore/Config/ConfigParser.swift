@@ -73,6 +73,7 @@ private struct Location: Comparable {
 private enum Section: Equatable {
   case entry, lockout, display, socket, mqtt
   case keypad(String)
+  case door(String)
 
   var keys: [String] {
     switch self {
@@ -82,6 +83,7 @@ private enum Section: Equatable {
     case .socket: ConfigParser.socketKeys
     case .keypad: ConfigParser.keypadKeys
     case .mqtt: MQTTConfig.keys
+    case .door: DoorConfig.keys
     }
   }
   var title: String {
@@ -92,6 +94,7 @@ private enum Section: Equatable {
     case .socket: "[Socket]"
     case .keypad(let name): "[Keypad \(name)]"
     case .mqtt: "[MQTT]"
+    case .door(let name): "[Door \(name)]"
     }
   }
 }
@@ -105,6 +108,9 @@ private struct ConfigReader {
   var keypadHeaders: [String: Location] = [:]
   /// The last assignment of each keypad's "NAME.Key", for checks between its keys.
   var keypadAssigned: [String: Location] = [:]
+  /// The latest header of each door, and the last assignment of each "NAME.Key".
+  var doorHeaders: [String: Location] = [:]
+  var doorAssigned: [String: Location] = [:]
 
   mutating func read(_ source: ConfigSource, index: Int) throws(ConfigError) {
     var section: Section? = nil
@@ -152,6 +158,8 @@ private struct ConfigReader {
       }
       if case .keypad(let name) = section {
         keypadAssigned["\(name).\(key)"] = here
+      } else if case .door(let name) = section {
+        doorAssigned["\(name).\(key)"] = here
       } else {
         assigned["\(section.title).\(key)"] = here
       }
@@ -204,13 +212,15 @@ private struct ConfigReader {
       if keypadHeaders[name] == nil { config.keypads.append(KeypadConfig(name: name)) }
       keypadHeaders[name] = here
       return .keypad(name)
+    case "Door":
+      return try doorHeader(name, at: here)
     default:
-      let known = ["Entry", "Lockout", "Keypad", "Display", "Socket", "MQTT"]
+      let known = ["Entry", "Lockout", "Keypad", "Display", "Socket", "MQTT", "Door"]
       if let match = known.first(where: { $0.lowercased() == word.lowercased() }) {
         throw here.error("unknown section [\(inside)] (did you mean [\(match)]?)")
       }
       throw here.error(
-        "unknown section [\(inside)] (expected Entry, Lockout, Keypad NAME, Display, Socket or MQTT)"
+        "unknown section [\(inside)] (expected Entry, Lockout, Keypad NAME, Display, Socket, MQTT or Door NAME)"
       )
     }
     guard name.isEmpty else { throw here.error("[\(word)] takes no name, found [\(inside)]") }
@@ -362,6 +372,10 @@ private struct ConfigReader {
         empty
         ? defaults.socket.verdictTimeout : try ConfigValue.duration(key, value, allowZero: false)
 
+    case (.door(let name), _):
+      let index = config.doors.firstIndex(where: { $0.name == name })!
+      try config.doors[index].assign(key, value)
+
     default:
       throw ConfigProblem(unknownKey(key, in: section))
     }
@@ -432,6 +446,7 @@ private struct ConfigReader {
         )
       }
     }
+    try validateDoors()
     if config.socket.allowUsers.isEmpty, config.socket.allowGroups.isEmpty {
       throw blame(
         "[Socket].AllowUsers", "[Socket].AllowGroups",
@@ -491,4 +506,51 @@ private func withoutComment(_ value: Substring) -> Substring {
 public protocol AccountNames {
   func userExists(_ name: String) -> Bool
   func groupExists(_ name: String) -> Bool
+}
+
+/// `[Door NAME]` headers and the checks between a door's keys (SPEC §10).
+extension ConfigReader {
+  fileprivate mutating func doorHeader(_ name: String, at here: Location) throws(ConfigError)
+    -> Section
+  {
+    guard !name.isEmpty else { throw here.error("[Door] needs a name, e.g. [Door front]") }
+    guard DoorConfig.isValidName(name) else {
+      throw here.error(
+        "the door name in [Door \(name)] may hold only letters, digits, '-', '_' and '.' (at most 64)"
+      )
+    }
+    if let earlier = doorHeaders[name], earlier.source == here.source {
+      throw here.error("[Door \(name)] is already defined at line \(earlier.line)")
+    }
+    if doorHeaders[name] == nil { config.doors.append(DoorConfig(name: name)) }
+    doorHeaders[name] = here
+    return .door(name)
+  }
+
+  /// Every door has a relay, names only keypads that exist, and no GPIO line serves two
+  /// purposes (in one door or across doors).
+  fileprivate func validateDoors() throws(ConfigError) {
+    let keypadNames = config.keypads.isEmpty ? ["default"] : config.keypads.map(\.name)
+    var used: [GPIOLineSpec: String] = [:]
+    for door in config.doors {
+      let header = doorHeaders[door.name]!
+      func at(_ key: String) -> Location { doorAssigned["\(door.name).\(key)"] ?? header }
+      guard door.relay != nil else {
+        throw at("Relay").error(
+          "[Door \(door.name)] needs Relay= (the lock's GPIO line, CHIP:LINE)")
+      }
+      if let unknown = door.keypads.first(where: { !keypadNames.contains($0) }) {
+        let known = keypadNames.joined(separator: ", ")
+        throw at("Keypads").error(
+          "[Door \(door.name)] Keypads=: no keypad named \(unknown) (keypads: \(known))")
+      }
+      for (key, spec) in door.lines {
+        let here = "[Door \(door.name)] \(key)="
+        if let earlier = used[spec] {
+          throw at(key).error("\(here)\(spec) is the same line as \(earlier)")
+        }
+        used[spec] = here
+      }
+    }
+  }
 }

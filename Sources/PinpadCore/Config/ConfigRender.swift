@@ -58,6 +58,7 @@ extension Configuration {
           ("PinAfterCardSec", seconds(keypad.pinAfterCard)),
         ])
     }
+    for door in doors { section("[Door \(door.name)]", door.rendered()) }
     section(
       "[Display]",
       [

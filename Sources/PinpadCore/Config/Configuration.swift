@@ -12,6 +12,8 @@ public struct Configuration: Equatable, Sendable {
   public var socket = SocketConfig()
   /// `[MQTT]` as written, for `pinpadctl mqtt` (SPEC §8); the daemon ignores it.
   public var mqtt = MQTTConfig()
+  /// `[Door NAME]` sections in file order (SPEC §10).
+  public var doors: [DoorConfig] = []
   public init() {}
 }
 

@@ -45,6 +45,8 @@ public struct BridgeCore {
   private var idOrderStart = 0
   private var published: [String: KeypadState] = [:]
   private var announced: Set<String> = []
+  /// The doors' retained states and discovery (BridgeDoors.swift).
+  var doorsState = BridgeDoorsState()
   /// When to ask for `status` again (a lockout's end), nil when nothing waits.
   public private(set) var nextStatusAt: Instant? = nil
   public static let statusRequest = #"{"type":"status"}"#
@@ -74,6 +76,7 @@ public struct BridgeCore {
   public mutating func daemonConnected() -> [Action] {
     published = [:]
     announced = []
+    doorsState = BridgeDoorsState()
     nextStatusAt = nil
     return [
       .publish(topic: statusTopic, payload: "online", retain: true),
@@ -118,6 +121,8 @@ public struct BridgeCore {
       return []
     case "status":
       return status(value, now: now)
+    case "door":
+      return doorEvent(value, line)
     case "error":
       return [
         .warn("the daemon says: \(BridgeCore.withoutIDs(value["reason"]?.stringValue ?? "error"))")
@@ -239,7 +244,7 @@ public struct BridgeCore {
 
   private mutating func status(_ value: JSONValue, now: Instant) -> [Action] {
     guard case .array(let keypads)? = value["keypads"] else { return [] }
-    var actions: [Action] = []
+    var actions: [Action] = doorStatus(value)
     var soonestUnlock: Int? = nil
     let listed = keypads.compactMap { k in k["name"]?.stringValue.map { ($0, k) } }
     let quiet = configuredKeypads.filter { name in !listed.contains { $0.0 == name } }

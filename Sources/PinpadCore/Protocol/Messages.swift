@@ -9,6 +9,8 @@ public enum ClientRequest: Equatable, Sendable {
   /// `duress`: the controller says the code was a duress code (SPEC §9.2).
   case verdict(id: String, granted: Bool, message: String?, duress: Bool = false)
   case status
+  /// `{"type":"open","door":NAME}`: unlock a door (SPEC §10).
+  case open(door: String)
 
   /// Parses one line (without its newline). The error is the `reason` of the
   /// `error` reply; it never repeats the line.
@@ -27,6 +29,11 @@ public enum ClientRequest: Equatable, Sendable {
     }
     switch type {
     case "status": return .success(.status)
+    case "open":
+      guard let door = value["door"]?.stringValue, DoorConfig.isValidName(door) else {
+        return .failure(RequestError("open needs a \"door\" name"))
+      }
+      return .success(.open(door: door))
     case "verdict":
       guard let id = value["id"]?.stringValue, !id.isEmpty else {
         return .failure(RequestError("verdict without \"id\""))

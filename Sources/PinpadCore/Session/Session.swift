@@ -409,6 +409,7 @@ public struct Session {
         out.append(.broadcast(DaemonMessage.alarm(reason: "duress", keypad: keypad, id: id)))
       }
       out.append(.dropUnreadCode(id: id))
+      if granted { out.append(.attemptGranted(id: id, keypad: keypad)) }
       feed(.verdict(granted ? .granted : .denied), keypad: keypad, at: at, now: now, &out)
       activeKeypad = keypad
       if granted {
@@ -541,6 +542,10 @@ public struct Session {
     if loaded.socket != config.socket {
       out.append(.log(.warning, "reload: [Socket] changes take effect at the next start"))
     }
+    if loaded.doors != config.doors {
+      // A relay is never released and requested again on a reload.
+      out.append(.log(.warning, "reload: [Door] changes take effect at the next start"))
+    }
     var displayKeys = loaded.display
     displayKeys.prompt = config.display.prompt
     displayKeys.keypadLayout = config.display.keypadLayout
@@ -591,6 +596,7 @@ public struct Session {
       fields.append(("locked_seconds", .number(Double(lockedSeconds))))
       return .object(fields)
     }
+    let doors: [(String, JSONValue)] = shell.doors.map { [("doors", $0)] } ?? []
     return [
       ("version", .string(settings.version)),
       ("keypads", .array(keypads)),
@@ -599,7 +605,7 @@ public struct Session {
       ("queued_bytes", .number(Double(shell.queuedBytes))),
       ("lockouts_saved", .bool(settings.persistent && lockoutSaveError == nil)),
       ("pending", .number(Double(attempts.attempts.count))),
-    ]
+    ] + doors
   }
 
   /// The frame for the active keypad, when it differs from the last one drawn.

@@ -54,10 +54,15 @@ public struct ShellStatus: Equatable, Sendable {
   public var inputs: [String]
   public var clients: Int
   public var queuedBytes: Int
-  public init(inputs: [String] = [], clients: Int = 0, queuedBytes: Int = 0) {
+  /// The `doors` member (`Doors.status`), nil with no `[Door]`.
+  public var doors: JSONValue?
+  public init(
+    inputs: [String] = [], clients: Int = 0, queuedBytes: Int = 0, doors: JSONValue? = nil
+  ) {
     self.inputs = inputs
     self.clients = clients
     self.queuedBytes = queuedBytes
+    self.doors = doors
   }
 }
 
@@ -73,6 +78,9 @@ public enum Effect {
   case sendCode(id: String, keypad: String, digits: SecretDigits, card: SecretDigits?)
   /// The attempt is decided: a client that has not read its code must not get it.
   case dropUnreadCode(id: String)
+  /// A granted verdict decided a still-waiting attempt from `keypad`: its doors open
+  /// (SPEC §10). Never for a late, repeated or unknown id.
+  case attemptGranted(id: String, keypad: String)
   case show(ScreenModel)
   /// Writes the lockout file (`LockoutStore.render` at `now`, the Session's entry time)
   /// and answers with `SessionEvent.lockoutsSaved`.

@@ -33,6 +33,12 @@ public enum DeviceListCommand {
     if lines.isEmpty {
       DaemonMain.printError("pinpadd: \(emptyListing(directory, inputDirectoryProblem(directory)))")
     }
+    // GPIO chips for [Door] lines (SPEC §10), after a heading line.
+    let gpio = GPIOListCommand.lines(configuration: configuration)
+    if !gpio.isEmpty || !configuration.doors.isEmpty {
+      print("# GPIO chips")
+      for line in gpio { print(line) }
+    }
     return 0
   }
 

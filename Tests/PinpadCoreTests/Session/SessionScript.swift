@@ -43,6 +43,10 @@ struct SessionScript {
   /// `ab-1`, `ab-2` ... in the order they first appear, and steps take those names.
   private var aliases: [String: String] = [:]
   private var realIDs: [String: String] = [:]
+  /// `attemptGranted` effects, and the doors they were handed to (as the daemon does).
+  private(set) var grants: [(id: String, keypad: String)] = []
+  var doors: Doors? = nil
+  private(set) var doorEffects: [Doors.Effect] = []
 
   init(
     _ edit: (inout Configuration) -> Void = { _ in }, saved: SavedLockouts = SavedLockouts(),
@@ -198,6 +202,9 @@ struct SessionScript {
         answer(effect)
       }
     case .dropUnreadCode(let id): trace.append(aliased("drop(\(id))"))
+    case .attemptGranted(let id, let keypad):
+      grants.append((id, keypad))
+      if doors != nil { doorEffects += doors!.granted(id: id, keypad: keypad, now: now) }
     case .show(let model): frames.append(model)
     case .persistLockouts(let states, let at):
       persisted.append(states)

@@ -7,7 +7,7 @@ kver=$1
 out=$2
 here=$(cd "$(dirname "$0")" && pwd)
 # virtio_pci before 9pnet_virtio, or the 9p mount fails with "no channels available".
-wanted="virtio_pci 9pnet_virtio 9p overlay evdev uinput xhci-pci usbhid hid-generic bochs"
+wanted="virtio_pci 9pnet_virtio 9p overlay evdev uinput xhci-pci usbhid hid-generic bochs uhid hid-cp2112"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -1,0 +1,69 @@
+import PinpadCore
+import PinpadSystem
+
+/// The `[Door]`s beside the Session (SPEC §10): the Session says which attempt was
+/// granted, `Doors` decides, `DoorLines` drives and reads the GPIO lines.
+extension Daemon {
+  /// Requests every door's lines, relays locked first. Called before anything else is set up.
+  func openDoors() throws(StartError) {
+    guard !config.doors.isEmpty else { return }
+    let lines = try DoorLines(config.doors, loop: loop, log: log)
+    lines.onInput = { [unowned self] door, input, active in
+      self.perform(self.doors.line(door: door, input, active: active, now: Clock.monotonic()))
+    }
+    lines.onLost = { [unowned self] door, reason in
+      self.perform(self.doors.linesLost(door: door, reason: reason))
+    }
+    lines.onAcquired = { [unowned self] door, contact, exit in
+      self.perform(
+        self.doors.linesAcquired(
+          door: door, contactActive: contact, exitActive: exit, now: Clock.monotonic()))
+    }
+    doorLines = lines
+    for door in config.doors {
+      log.info(
+        "door \(door.name): relay \(door.relay!) locked (FailMode=\(door.failMode.rawValue))")
+    }
+    try lines.start()
+  }
+
+  func perform(_ effects: [Doors.Effect]) {
+    for effect in effects {
+      switch effect {
+      case .relay(let door, let unlocked):
+        doorLines?.drive(door, unlocked: unlocked)
+        doors.relayDriven(door: door, unlocked: unlocked, now: Clock.monotonic())
+      case .broadcast(let line): server?.broadcast(line)
+      case .log(let level, let line): log.log(level, line)
+      }
+    }
+  }
+
+  /// A client's `open`: the door, or an error reply naming no code or secret.
+  func openDoor(_ name: String, from client: SocketClient) {
+    guard let machine = doors.machine(name) else {
+      server?.send(DaemonMessage.error("no door named \(name)"), to: client)
+      return
+    }
+    guard machine.linesHeld else {
+      server?.send(DaemonMessage.error("door \(name): its GPIO lines are lost"), to: client)
+      return
+    }
+    let effects = doors.remoteOpen(door: name, now: Clock.monotonic()) ?? []
+    log.info("door \(name): open asked by client \(client.serial)")
+    perform(effects)
+  }
+
+  func doorTick() {
+    guard !doors.isEmpty else { return }
+    perform(doors.tick(now: Clock.monotonic()))
+  }
+
+  /// Relays locked, lines released: first thing on every way out.
+  func closeDoors() {
+    guard let lines = doorLines else { return }
+    lines.lockAll()
+    lines.release()
+    doorLines = nil
+  }
+}
