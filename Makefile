@@ -2,7 +2,8 @@
 #
 #   make run       set up, build, and run pinpadd on this terminal (no keypad needed)
 #                  with a demo controller that grants 1234
-#   make test      set up and run every test (unit, end-to-end, the unit-file checks
+#   make test      set up and run every test (unit, end-to-end with every close(2) watched
+#                  for double closes (tests/double-close), the unit-file checks
 #                  (systemd-analyze verify/security), the package checks
 #                  (tests/package.sh), a short fuzzing pass, the Swift tests under
 #                  AddressSanitizer, the Swift tests with Debian 13's Swift, the
@@ -140,7 +141,7 @@ listen:
 
 test: test-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	tests/double-close/run.sh $(SWIFT) test --skip-build
 	bench/run.sh --smoke $(BIN)
 	tests/systemd-units.sh
 	FUZZ_SECONDS=$(FUZZ_CI_SECONDS) FUZZ_RUNS=$(FUZZ_CI_RUNS) fuzz/run.sh

@@ -1,5 +1,6 @@
 // swift-tools-version:6.0
 // pinpadd — a PIN-entry daemon for Linux keypads.
+// SPDX-License-Identifier: Apache-2.0 (LICENSE)
 //
 // Layers, bottom up:
 //   C*            system libraries (pkg-config: libevdev, libudev, libcrypt, zlib, libmosquitto)

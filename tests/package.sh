@@ -18,6 +18,10 @@
 #  * the units as installed: no @PLACEHOLDER@ left, ExecStart= paths in the package;
 #  * README's "Install on a device" commands all appear in the clean-system case, which
 #    clean-system-debian13 and clean-system-arm64 run too;
+#  * the licence: LICENSE is the Apache License 2.0 text, /usr/share/doc/pinpadd/copyright
+#    is debian/copyright in DEP-5 form (Format:, a Files: * paragraph under Apache-2.0,
+#    a licence text for every licence a Files: paragraph names), Package.swift and the C
+#    shim carry SPDX-License-Identifier: Apache-2.0;
 #  * lintian (when installed): no error (warnings are printed).
 # What the package does on a real system is the QEMU case clean-system.
 # A cross-built arm64 package is checked in the Debian 13 build root, where its programs
@@ -200,6 +204,9 @@ grep -qF 'udevadm trigger --subsystem-match=input --tag-match=pinpadd --action=a
   fail "postrm does not give tagged devices their default group back"
 grep -qF 'rm -rf /var/lib/pinpadd' "$work/control/postrm" || fail "postrm purge keeps /var/lib/pinpadd"
 grep -qF 'rm -f /etc/pinpadd/codes' "$work/control/postrm" || fail "postrm purge keeps the codes file"
+grep -qF 'rm -rf /etc/pinpadd/controller' "$work/control/postrm" || fail "postrm purge keeps the fleet controller's files"
+grep -qF 'install -d -m 0750 -o root -g pinpadd-controller /etc/pinpadd/controller' "$postinst" ||
+  fail "postinst does not make the fleet controller's folder"
 grep -qF "deb-systemd-helper purge" "$work/control/postrm" || fail "postrm does not purge the units' state"
 grep -qF "deb-systemd-invoke stop 'pinpadd.socket'" "$work/control/prerm" || fail "prerm does not stop the socket"
 pass "maintainer scripts: sysusers, enable + start of the socket only, udev reload + trigger, purge"
@@ -228,6 +235,35 @@ for other in clean-system-debian13 clean-system-arm64; do
     fail "case $other does not run clean-system's commands"
 done
 pass "README: $(wc -l <<<"$commands") install command lines, all run by the clean-system cases (Debian 12, 13, arm64)"
+
+# --- licence -----------------------------------------------------------------------
+# The Apache License 2.0 as published (LICENSE-2.0.txt; Debian ships the same text).
+apache_sha256=cfc7749b96f63bd31c3c42b5c471bf756814053e847c10f3eb003417bc523d30
+[[ $(sha256sum <"$src/LICENSE" | cut -d' ' -f1) == "$apache_sha256" ]] ||
+  fail "LICENSE is not the Apache License 2.0 text"
+copyright=$work/root/usr/share/doc/pinpadd/copyright
+cmp -s "$copyright" "$src/debian/copyright" || fail "the package's copyright is not debian/copyright"
+dep5=$(awk '
+  NR == 1 && $0 != "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/" {
+    print "first line is not the DEP-5 Format: URL"; bad = 1 }
+  /^$/ { files = ""; next }
+  /^Files: / { files = substr($0, 8) }
+  /^Copyright: / && files != "" { copyright[files] = 1 }
+  /^License: / {
+    name = substr($0, 10)
+    if (files != "") { used[name] = files } else { text[name] = 1 }
+    if (files == "*") { star = name }
+  }
+  END {
+    if (star != "Apache-2.0") { print "no Files: * paragraph under License: Apache-2.0"; bad = 1 }
+    if (!copyright["*"]) { print "Files: * has no Copyright:"; bad = 1 }
+    for (name in used) if (!text[name]) { print "no licence text for " name; bad = 1 }
+    exit bad
+  }' "$copyright") || fail "copyright is not valid DEP-5: $dep5"
+for file in "$src/Package.swift" "$src"/Sources/CPinpadShim/*.c "$src"/Sources/CPinpadShim/include/*.h; do
+  grep -q 'SPDX-License-Identifier: Apache-2.0' "$file" || fail "${file#"$src/"} has no SPDX line"
+done
+pass "licence: LICENSE is Apache-2.0, copyright in DEP-5 form, SPDX lines present"
 
 # --- lintian -------------------------------------------------------------------------
 if command -v lintian >/dev/null; then

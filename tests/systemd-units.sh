@@ -6,7 +6,11 @@
 #    and man pages not looked up (--man=no);
 #  * `systemd-analyze security --offline=yes` of every service, installed in a
 #    temporary root (--root=) the way `make install PREFIX=/usr` lays it out: the
-#    overall exposure of each must be <= 2.0 (SPEC §6).
+#    overall exposure of each must be <= 2.0 (SPEC §6);
+#  * what the units promise beyond the score: pinpadd-controller.service runs
+#    `pinpadctl serve --mqtt` as its own sysusers user, in no group of the daemon's, with
+#    its own codes file, key and [MQTT] file, the network but not the daemon's socket;
+#    pinpadd (unit and sysusers) is not in group input (issue 24.8).
 # Usage: tests/systemd-units.sh [MAX_EXPOSURE]   (default 2.0)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -52,6 +56,31 @@ if [[ -n $out ]]; then
 else
   echo "systemd-units: verify clean (${#units[@]} units)"
 fi
+
+# --- what the units promise -----------------------------------------------------------
+promise() {  # promise UNIT-OR-FILE PATTERN WHAT: a line matching PATTERN (grep -E) is there
+  grep -qE "$2" "$src/$1" || { echo "systemd-units: FAIL: $1: $3" >&2; fail=1; }
+}
+refuse() {  # refuse UNIT-OR-FILE PATTERN WHAT: no line matches PATTERN
+  ! grep -qE "$2" "$src/$1" || { echo "systemd-units: FAIL: $1: $3" >&2; fail=1; }
+}
+controller=systemd/pinpadd-controller.service
+cdir=/etc/pinpadd/controller
+promise $controller "^ExecStart=@BINDIR@/pinpadctl serve --codes $cdir/codes --key $cdir/codes.key --mqtt --config $cdir/controller.conf\$" \
+  "ExecStart= is not serve --mqtt with its own codes file, key and [MQTT] file"
+promise $controller '^User=pinpadd-controller$' "not User=pinpadd-controller"
+promise $controller '^Group=pinpadd-controller$' "not Group=pinpadd-controller"
+refuse $controller '^(SupplementaryGroups|DynamicUser)=' "a supplementary group or a dynamic user"
+promise systemd/pinpadd.sysusers '^u pinpadd-controller ' "pinpadd.sysusers does not create pinpadd-controller"
+refuse systemd/pinpadd.sysusers '^m pinpadd-controller ' "pinpadd-controller is in another group"
+promise $controller '^RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX$' "not the network families"
+refuse $controller '^(PrivateNetwork=yes|IPAddressDeny=)' "the network is closed"
+promise $controller '^InaccessiblePaths=-/run/pinpadd$' "the daemon's socket folder is reachable"
+promise $controller "^ConditionPathExists=$cdir/controller.conf\$" "starts without its [MQTT] file"
+promise $controller '^WantedBy=multi-user.target$' "no [Install] section"
+refuse systemd/pinpadd.sysusers '^m pinpadd input' "pinpadd is put in group input"
+refuse systemd/pinpadd.service '^SupplementaryGroups=.*\binput\b' "pinpadd.service adds group input"
+[[ $fail == 0 ]] && echo "systemd-units: controller unit and group promises hold"
 
 # --- security -----------------------------------------------------------------------
 root=$work/root

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // EVIOCSCLOCKID for the Swift evdev wrapper (see include/shim_evdev.h).
 #include "shim_evdev.h"
 

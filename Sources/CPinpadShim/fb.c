@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ioctl is variadic; these give Swift fixed signatures for the framebuffer and VT calls.
 #include "shim_fb.h"
 #include <sys/ioctl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The C shim: macros with arguments become functions, ioctl numbers become constants.
 #define _GNU_SOURCE
 #include "shim_io.h"

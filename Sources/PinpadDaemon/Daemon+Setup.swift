@@ -43,9 +43,9 @@ extension Daemon {
   func openSocket() throws(StartError) {
     var missingGroups = MissingGroups()
     let policy = try ControllerSocket.accessPolicy(config.socket, log: log, &missingGroups)
-    let fd: FileDescriptor
+    let fd: OwnedDescriptor
     if let passed = Systemd.listenDescriptors().first(where: UnixSocket.isListeningStream) {
-      fd = passed
+      fd = OwnedDescriptor(taking: passed.rawValue)
       log.info("socket: using the socket passed by systemd")
     } else {
       let path = options.socketPath ?? config.socket.path
@@ -55,7 +55,6 @@ extension Daemon {
       log.info("socket: listening on \(path)")
     }
     for line in missingGroups.warnings { log.warning(line) }
-    listener = fd
     do {
       let server = try SocketServer(
         listener: fd, loop: loop, policy: policy, version: pinpaddVersion, log: log)

@@ -26,8 +26,8 @@ public final class Daemon {
   var session: Session
   var display: Display = NoDisplay()
   var inputs: [InputSource] = []
+  /// The socket server; it owns the listening socket.
   var server: SocketServer?
-  var listener: FileDescriptor?
   /// The socket file this process created and removes on exit (nil under systemd),
   /// with the inode it bound: only that file is removed, never a successor's socket.
   var ownedSocketPath: String?
@@ -181,8 +181,10 @@ public final class Daemon {
   func input(_ event: SourceEvent, keypad: String) {
     switch event {
     case .quit: send(.quit(reason: "stopping: Ctrl-C or hang-up on the terminal input"))
-    case .deviceAdded(let path): send(.deviceAdded(keypad: keypad, path: path))
-    case .deviceRemoved(let path): send(.deviceRemoved(keypad: keypad, path: path))
+    case .deviceAdded(let path, let role):
+      send(.deviceAdded(keypad: keypad, path: path, role: role))
+    case .deviceRemoved(let path, let role):
+      send(.deviceRemoved(keypad: keypad, path: path, role: role))
     case .dropped(let time): send(.dropped(keypad: keypad, stamp: time))
     case .key(let code, let value, let time):
       send(.key(keypad: keypad, code, value: value, stamp: time))
@@ -224,10 +226,6 @@ public final class Daemon {
     display.close()
     server?.shutdown()
     server = nil
-    if let listener {
-      listener.close()
-      self.listener = nil
-    }
     if let ownedSocketPath {
       if let ownedSocketIdentity,
         !FileSystem.remove(ownedSocketPath, ifStill: ownedSocketIdentity)

@@ -51,13 +51,15 @@ import Testing
           ]))
     }
     for added in [true, false] {
-      #expect(
-        DaemonMessage.keypad(name: name, added: added, device: "/dev/input/" + name)
-          == Self.generic([
-            ("type", .string("keypad")), ("keypad", .string(name)),
-            ("event", .string(added ? "added" : "removed")),
-            ("device", .string("/dev/input/" + name)),
-          ]))
+      for role in DeviceRole.allCases {
+        #expect(
+          DaemonMessage.keypad(name: name, added: added, device: "/dev/input/" + name, role: role)
+            == Self.generic([
+              ("type", .string("keypad")), ("keypad", .string(name)),
+              ("event", .string(added ? "added" : "removed")),
+              ("device", .string("/dev/input/" + name)), ("role", .string(role.rawValue)),
+            ]))
+      }
     }
     #expect(
       DaemonMessage.error(name)

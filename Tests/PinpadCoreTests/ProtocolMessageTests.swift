@@ -260,7 +260,7 @@ struct ProtocolMessageTests {
   func entryEventNames() {
     #expect(
       EntryEvent.allCases.map(\.rawValue)
-        == ["started", "changed", "deleted", "cleared", "timeout", "rejected"])
+        == ["started", "changed", "deleted", "cleared", "timeout", "rejected", "card_read"])
   }
 
   @Test("verdict events carry id and result", arguments: ["granted", "denied", "timeout"])
@@ -280,15 +280,26 @@ struct ProtocolMessageTests {
     #expect(value["seconds"] == .number(30))
   }
 
-  @Test("keypad events say added or removed with the device", arguments: [true, false])
-  func keypad(added: Bool) throws {
+  @Test(
+    "keypad events say added or removed with the device and its role",
+    arguments: [true, false], DeviceRole.allCases)
+  func keypad(added: Bool, role: DeviceRole) throws {
     let value = try object(
-      DaemonMessage.keypad(name: "front", added: added, device: "/dev/input/event3"))
-    #expect(names(value) == ["type", "keypad", "event", "device"])
+      DaemonMessage.keypad(name: "front", added: added, device: "/dev/input/event3", role: role))
+    #expect(names(value) == ["type", "keypad", "event", "device", "role"])
     #expect(value["type"] == .string("keypad"))
     #expect(value["keypad"] == .string("front"))
     #expect(value["event"] == .string(added ? "added" : "removed"))
     #expect(value["device"] == .string("/dev/input/event3"))
+    #expect(value["role"] == .string(role == .keypad ? "keypad" : "card_reader"))
+  }
+
+  @Test("a device is a keypad unless it is said to be a card reader")
+  func keypadRoleDefault() {
+    #expect(
+      DaemonMessage.keypad(name: "door", added: true, device: "/dev/input/event3")
+        == "{\"type\":\"keypad\",\"keypad\":\"door\",\"event\":\"added\",\"device\":\"/dev/input/event3\",\"role\":\"keypad\"}\n"
+    )
   }
 
   @Test("error lines carry the reason")

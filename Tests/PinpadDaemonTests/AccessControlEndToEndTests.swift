@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import PinpadCore
+import PinpadSystem
 import Testing
 
 /// A listening Unix socket that speaks the daemon's side of the protocol to one client
@@ -8,13 +9,16 @@ import Testing
 /// may not send cards yet), and reads the verdicts.
 final class ProtocolServer {
   let path: String
-  private let listener: Int32
-  private var client: Int32 = -1
+  private let listening: OwnedDescriptor
+  private var listener: Int32 { listening.fd.rawValue }
+  private var connection: OwnedDescriptor = .none
+  private var client: Int32 { connection.fd.rawValue }
   private var buffer: [UInt8] = []
 
   init(path: String) throws {
     self.path = path
-    listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    listening = OwnedDescriptor(taking: socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0))
+    let listener = listening.fd.rawValue
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)
     withUnsafeMutableBytes(of: &address.sun_path) { raw in
@@ -28,16 +32,11 @@ final class ProtocolServer {
     guard bound == 0, Glibc.listen(listener, 4) == 0 else { throw ClientError("bind \(path)") }
   }
 
-  deinit {
-    if client >= 0 { close(client) }
-    close(listener)
-  }
-
   /// Waits for the client and greets it.
   func accept(timeout: Double = 10) -> Bool {
     var pfd = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
     guard poll(&pfd, 1, Int32(timeout * 1000)) == 1 else { return false }
-    client = Glibc.accept(listener, nil, nil)
+    connection.replace(with: OwnedDescriptor(taking: Glibc.accept(listener, nil, nil)))
     return client >= 0 && send(#"{"type":"hello","protocol":1,"version":"0.1.0"}"#)
   }
 

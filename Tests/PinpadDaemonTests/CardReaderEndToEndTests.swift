@@ -54,6 +54,33 @@ import Testing
     }
   }
 
+  @Test("card+pin: every client sees entry card_read, without a digit, before the PIN")
+  func cardReadEvent() throws {
+    let daemon = try Self.daemon(mode: "card+pin", pin: "1234\n", pinDelay: 2.5)
+    let client = try daemon.connect()
+    let read = try #require(
+      try client.waitFor("entry", timeout: 5) { $0["event"] as? String == "card_read" })
+    #expect(read.message.string("keypad") == "door")
+    #expect(read.message.int("length") == 0)
+    #expect(Set(read.message.keys) == ["type", "keypad", "event", "length"])
+    #expect(!read.before.contains { $0["type"] as? String == "code" })
+    let code = try #require(try client.waitFor("code", timeout: 5))
+    #expect(code.message.string("card") == Self.card)
+    #expect(
+      !code.before.contains { $0["event"] as? String == "card_read" }, "one card_read a card")
+    #expect(daemon.stop() == 0)
+  }
+
+  @Test("card: card_read comes before the code the card is submitted as")
+  func cardReadBeforeCardAlone() throws {
+    let daemon = try Self.daemon(mode: "card", pin: "")
+    let client = try daemon.connect()
+    let code = try #require(try client.waitFor("code", timeout: 5))
+    let events = code.before.compactMap { $0["event"] as? String }
+    #expect(events.last == "card_read", "\(events)")
+    #expect(daemon.stop() == 0)
+  }
+
   @Test("card+pin: the PIN typed before any card changes nothing; no code goes out")
   func pinBeforeCard() throws {
     let daemon = try Self.daemon(mode: "card+pin", pin: "5678\n", pinDelay: 0.01, cardDelay: 1.5)

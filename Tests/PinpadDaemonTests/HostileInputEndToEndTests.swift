@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PinpadSystem
 import Testing
 
 /// Issue 15: hostile input through the real interfaces: terminal escapes in verdict
@@ -185,6 +186,74 @@ import Testing
     #expect(daemon.log.contains("cannot read font \(fifo): not a regular file but a FIFO"))
   }
 
+  // MARK: 9b. `--config /dev/null`: no configuration, defaults only (issue 24.9)
+
+  @Test func checkConfigOfDevNullPrintsTheDefaultsLikeAnEmptyFile() throws {
+    let dir = TempDir()
+    let empty = dir.write("empty.conf", "")
+    let null = try runProgram(E2E.pinpadd, ["--check-config", "--config", "/dev/null"])
+    let file = try runProgram(E2E.pinpadd, ["--check-config", "--config", empty])
+    #expect(null.status == 0, "\(null.stderr)")
+    #expect(null.stderr == "")
+    #expect(file.status == 0)
+    #expect(null.stdout == file.stdout)
+    #expect(null.stdout.contains("MinLength=4"))
+  }
+
+  @Test func theDaemonStartsWithDevNullAsItsConfiguration() throws {
+    // The later --config wins: the daemon reads /dev/null (MinLength=4 by default), not
+    // the file beside it, whose MinLength=6 would keep 1234 as "too short".
+    let daemon = try RunningDaemon(
+      config: "[Entry]\nMinLength=6\n", recording: E2E.recording("1234\n", firstGap: 1),
+      extraArguments: ["--config", "/dev/null"])
+    let client = try daemon.connect()
+    let code = try #require(try client.waitFor("code", timeout: 10)).message
+    #expect(code.string("code") == "1234")
+    #expect(!daemon.log.contains("cannot read"), "\(daemon.log)")
+    #expect(daemon.stop() == 0)
+  }
+
+  @Test func pinpadctlReadsDevNullAsAFileWithNoMQTTSection() throws {
+    for arguments in [
+      ["mqtt", "--config", "/dev/null"],
+      ["serve", "--codes", "/dev/null", "--mqtt", "--config", "/dev/null"],
+    ] {
+      let done = try runProgram(E2E.pinpadctl, ["--socket", "/nonexistent/s"] + arguments)
+      #expect(done.status == 78, "\(arguments): \(done.stderr)")
+      #expect(!done.stderr.contains("not a regular file"), "\(arguments): \(done.stderr)")
+    }
+    let bridge = try runProgram(E2E.pinpadctl, ["mqtt", "--config", "/dev/null"])
+    #expect(bridge.stderr == "/dev/null: no [MQTT] section (Broker= is required)\n")
+  }
+
+  @Test func aFIFOASocketADirectoryAndAFullDeviceAreStillRefused() throws {
+    let dir = TempDir()
+    let fifo = dir.file("fifo.conf")
+    #expect(mkfifo(fifo, 0o600) == 0)
+    let listener = try #require(boundUnixSocket(dir.file("socket.conf")))
+    defer { listener.close() }
+    let terminal = try DisplayTerminal(columns: 80)
+    let refused: [(path: String, message: String)] = [
+      (fifo, "not a regular file but a FIFO"),
+      (dir.path, "not a regular file but a directory"),
+      ("/dev/zero", "not a regular file but a character device"),
+      // A terminal nobody typed on would block a read: refused at once.
+      (terminal.followerPath, "not a regular file but a character device"),
+      (dir.file("socket.conf"), "cannot read: "),
+    ]
+    for (path, message) in refused {
+      let check = try runProgram(E2E.pinpadd, ["--check-config", "--config", path], timeout: 5)
+      #expect(check.status == 78, "\(path)")
+      #expect(
+        check.stderr.hasPrefix("\(path):0: ") || check.stderr.hasPrefix("\(path): "),
+        "\(check.stderr)")
+      #expect(check.stderr.contains(message), "\(path): \(check.stderr)")
+      let bridge = try runProgram(E2E.pinpadctl, ["mqtt", "--config", path], timeout: 5)
+      #expect(bridge.status == 78, "\(path)")
+      #expect(bridge.stderr.contains(message), "\(path): \(bridge.stderr)")
+    }
+  }
+
   // MARK: 10. Unknown explicit names in [Socket], the same everywhere
 
   static let unknownNames: [(text: String, message: String)] = [
@@ -253,6 +322,25 @@ import Testing
   }
 }
 
+/// A Unix stream socket bound at `path`, nil if that failed.
+func boundUnixSocket(_ path: String) -> OpenDescriptor? {
+  let owner = OpenDescriptor(
+    OwnedDescriptor(taking: socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)))
+  let fd = owner.fd
+  guard fd >= 0 else { return nil }
+  var address = sockaddr_un()
+  address.sun_family = sa_family_t(AF_UNIX)
+  withUnsafeMutableBytes(of: &address.sun_path) { raw in
+    for (i, byte) in path.utf8.enumerated() { raw[i] = byte }
+  }
+  let bound = withUnsafePointer(to: &address) {
+    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+      bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+    }
+  }
+  return bound == 0 ? owner : nil
+}
+
 /// True when `path` is a regular file (a FIFO is never opened to find out).
 func isRegularFile(_ path: String) -> Bool {
   var info = stat()
@@ -262,7 +350,8 @@ func isRegularFile(_ path: String) -> Bool {
 /// A pseudo-terminal of a given width: the daemon draws on its follower side (by
 /// path), the test reads the leader.
 final class DisplayTerminal {
-  let leader: Int32
+  private let leaderSide: OwnedDescriptor
+  var leader: Int32 { leaderSide.fd.rawValue }
   let followerPath: String
 
   init(columns: UInt16) throws {
@@ -272,7 +361,8 @@ final class DisplayTerminal {
     func symbol<T>(_ name: String, as: T.Type) -> T {
       unsafeBitCast(dlsym(UnsafeMutableRawPointer(bitPattern: 0), name)!, to: T.self)
     }
-    leader = symbol("posix_openpt", as: Open.self)(O_RDWR | O_NOCTTY)
+    leaderSide = OwnedDescriptor(taking: symbol("posix_openpt", as: Open.self)(O_RDWR | O_NOCTTY))
+    let leader = leaderSide.fd.rawValue
     guard leader >= 0, symbol("grantpt", as: Open.self)(leader) == 0,
       symbol("unlockpt", as: Open.self)(leader) == 0,
       let name = symbol("ptsname", as: Name.self)(leader)
@@ -282,7 +372,6 @@ final class DisplayTerminal {
     _ = ioctl(leader, UInt(TIOCSWINSZ), &size)
     _ = fcntl(leader, F_SETFL, fcntl(leader, F_GETFL) | O_NONBLOCK)
   }
-  deinit { Glibc.close(leader) }
 
   /// Everything written so far, read until nothing more came for `settle` seconds.
   func readAvailable(settle: Double) -> String {

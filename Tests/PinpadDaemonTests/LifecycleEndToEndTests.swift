@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PinpadSystem
 import Testing
 
 /// SPEC §1: exit codes, signals, configuration errors and reloads of the real binary.
@@ -158,7 +159,8 @@ import Testing
     try FileManager.default.createDirectory(
       atPath: dir.file("run"), withIntermediateDirectories: true)
     // A socket file nothing listens on, as a crashed daemon leaves it.
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    var socket = OwnedDescriptor(taking: Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0))
+    let fd = socket.fd.rawValue
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)
     withUnsafeMutableBytes(of: &address.sun_path) { raw in
@@ -170,7 +172,7 @@ import Testing
       }
     }
     #expect(bound == 0)
-    close(fd)
+    socket.close()
     let daemon = try RunningDaemon(dir: dir)
     #expect(try daemon.connect().status() != nil)
 

@@ -65,6 +65,36 @@ struct MQTTBridgeEndToEndTests {
     #expect(!door.bridge.log.contains("2468"))
   }
 
+  @Test("a card read reaches TOPIC/KEYPAD/event as the socket's entry card_read, no digit")
+  func cardReadForwarded() throws {
+    let dir = TempDir()
+    let broker = try Broker(dir: dir)
+    let sub = try Subscriber(broker, dir: dir)
+    let card = "7305918264"
+    // The reader types its card 4 s after the start: the bridge is on the socket by then.
+    let reader = dir.write(
+      "reader.txt",
+      E2E.recording(
+        card + "\n", firstGap: 4, gap: 0.01, keypad: true, name: "ACME HID card reader"))
+    let daemon = try RunningDaemon(
+      config: "[Keypad door]\nCardReader=name:ACME?HID?card*\nCardMode=card+pin\n"
+        + mqttSection(broker: "mqtt://127.0.0.1:\(broker.port)", topic: "pinpadd/door1"),
+      dir: dir, extraArguments: ["--input", "replay:" + reader])
+    let bridge = try Background(
+      E2E.pinpadctl, ["--socket", daemon.socket, "mqtt", "--config", daemon.configPath], dir: dir,
+      name: "bridge")
+    #expect(sub.waitFor("pinpadd/door1/status") { $0.payload == "online" } != nil, "\(bridge.log)")
+    let event = sub.waitFor("pinpadd/door1/door/event", timeout: 15) {
+      $0.json?["event"] as? String == "card_read"
+    }
+    #expect(event?.json?["type"] as? String == "entry")
+    #expect(event?.json?["length"] as? Int == 0)
+    #expect(event?.retained == false)
+    #expect(event.map { !$0.payload.contains(card) } ?? false)
+    #expect(!bridge.log.contains(card))
+    #expect(daemon.stop() == 0)
+  }
+
   @Test(
     "TOPIC/KEYPAD/state is retained and republished on change: idle, entering, checking, idle with one attempt fewer"
   )

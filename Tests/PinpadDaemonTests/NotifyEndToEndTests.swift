@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PinpadSystem
 import Testing
 
 /// sd_notify (systemd Type=notify): READY=1, a STATUS= line as each code is checked and
@@ -7,10 +8,13 @@ import Testing
 @Suite struct NotifyEndToEndTests {
   /// A datagram socket bound at `path`, as systemd's notify socket.
   final class NotifyReceiver {
-    let fd: Int32
+    private let socket: OwnedDescriptor
+    var fd: Int32 { socket.fd.rawValue }
     init(path: String) throws {
       unlink(path)
-      fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+      socket = OwnedDescriptor(
+        taking: Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0))
+      let fd = socket.fd.rawValue
       var address = sockaddr_un()
       address.sun_family = sa_family_t(AF_UNIX)
       withUnsafeMutableBytes(of: &address.sun_path) { raw in
@@ -23,7 +27,6 @@ import Testing
       }
       guard fd >= 0, bound == 0 else { throw ClientError("bind \(path): \(errno)") }
     }
-    deinit { Glibc.close(fd) }
 
     /// The messages that arrive until `until` holds for one, or `timeout` passes.
     func receive(timeout: Double, until: (String) -> Bool) -> [String] {

@@ -37,9 +37,9 @@ private final class FakeDevice {
 
   init() {
     var template = Array("/tmp/pinpadd-fbdisplay-XXXXXX".utf8CString)
-    let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-    ftruncate(fd, off_t(info.memoryLength))
-    close(fd)
+    let file = OwnedDescriptor(
+      taking: template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) })
+    ftruncate(file.fd.rawValue, off_t(info.memoryLength))
     path = String(
       decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
@@ -50,16 +50,16 @@ private final class FakeDevice {
   }
 
   func bytes() -> [UInt8] {
-    let fd = Glibc.open(path, O_RDONLY)
-    defer { close(fd) }
+    let fdOwner = OwnedDescriptor(taking: Glibc.open(path, O_RDONLY))
+    let fd = fdOwner.fd.rawValue
     var bytes = [UInt8](repeating: 0, count: info.memoryLength)
     _ = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
     return bytes
   }
 
   func poison() {
-    let fd = Glibc.open(path, O_WRONLY)
-    defer { close(fd) }
+    let fdOwner = OwnedDescriptor(taking: Glibc.open(path, O_WRONLY))
+    let fd = fdOwner.fd.rawValue
     let bytes = [UInt8](repeating: 0xA5, count: info.memoryLength)
     _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) }
   }

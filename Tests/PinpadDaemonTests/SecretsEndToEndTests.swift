@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PinpadSystem
 import Testing
 
 /// SPEC §7 and §5: no digit of a code in logs, files, argv, the environment, or on a
@@ -45,9 +46,12 @@ import Testing
     let keyNames = try Regex(#"KEY_(KP)?[0-9](?![0-9A-Z_])"#)
     #expect(log.firstMatch(of: keyNames) == nil, "a digit key name in the log")
 
-    let files = FileManager.default.enumerator(atPath: daemon.stateDir)?.allObjects as? [String]
-    for file in files ?? [] {
-      let text = (try? String(contentsOfFile: daemon.stateDir + "/" + file, encoding: .utf8)) ?? ""
+    // Two denials locked the keypad, so the state directory holds the lockout state.
+    let files = try #require(
+      FileManager.default.enumerator(atPath: daemon.stateDir)?.allObjects as? [String])
+    #expect(!files.isEmpty, "no lockout state was written to check")
+    for file in files {
+      let text = try String(contentsOfFile: daemon.stateDir + "/" + file, encoding: .utf8)
       for code in Self.codes { #expect(!text.contains(code), "\(file) holds a code") }
     }
   }
@@ -109,7 +113,8 @@ import Testing
 /// A pseudo-terminal pair (posix_openpt): the daemon writes to the follower side, the
 /// test reads the leader side.
 final class PseudoTerminal {
-  let leader: Int32
+  private let leaderSide: OwnedDescriptor
+  var leader: Int32 { leaderSide.fd.rawValue }
   private(set) var follower: FileHandle?
 
   init() throws {
@@ -123,7 +128,8 @@ final class PseudoTerminal {
     let grantpt = symbol("grantpt", as: Open.self)
     let unlockpt = symbol("unlockpt", as: Open.self)
     let ptsname = symbol("ptsname", as: Name.self)
-    leader = openpt(O_RDWR | O_NOCTTY)
+    leaderSide = OwnedDescriptor(taking: openpt(O_RDWR | O_NOCTTY))
+    let leader = leaderSide.fd.rawValue
     guard leader >= 0, grantpt(leader) == 0, unlockpt(leader) == 0, let name = ptsname(leader)
     else { throw ClientError("no pseudo-terminal") }
     let fd = open(name, O_RDWR | O_NOCTTY)
@@ -131,10 +137,7 @@ final class PseudoTerminal {
     follower = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
   }
 
-  deinit {
-    closeFollower()
-    close(leader)
-  }
+  deinit { closeFollower() }
 
   /// Drops the test's copy of the follower so reads end when the program exits.
   func closeFollower() {

@@ -15,28 +15,28 @@ import Testing
     let dir = TempDir()
     let loop: EventLoop
     let server: SocketServer
-    let listener: FileDescriptor
     let log = MemoryLogSink()
+    /// The test's ends of the connections, closed with the rig.
+    private var peers: [OpenDescriptor] = []
 
     init() throws {
       loop = try EventLoop()
-      listener = try UnixSocket.listen(path: dir.file("s.sock"))
       server = try SocketServer(
-        listener: listener, loop: loop, policy: AccessPolicy(uids: [getuid()], gids: []),
+        listener: try UnixSocket.listen(path: dir.file("s.sock")), loop: loop,
+        policy: AccessPolicy(uids: [getuid()], gids: []),
         version: "9.9.9", log: Logger(level: .debug, sink: log))
     }
-    deinit {
-      server.shutdown()
-      listener.close()
-    }
+    deinit { server.shutdown() }
 
     /// A connected client socket (blocking) and the server's side of it, after one batch.
+    /// The socket is the rig's: it closes with the rig.
     func connect() throws -> (Int32, SocketClient) {
       let before = Set(server.clients.keys)
-      let fd = try UnixSocket.connect(path: dir.file("s.sock"))
+      let peer = OpenDescriptor(try UnixSocket.connect(path: dir.file("s.sock")))
+      peers.append(peer)
       runBatch {}
       let added = try #require(server.clients.first { !before.contains($0.key) })
-      return (fd.rawValue, added.value)
+      return (peer.fd, added.value)
     }
 
     /// Runs the loop until `work` has run at the end of one batch (after its events),
@@ -72,7 +72,6 @@ import Testing
   @Test func severalLinesQueuedInOneBatchGoOutInOneWrite() throws {
     let rig = try Rig()
     let (fd, client) = try rig.connect()
-    defer { close(fd) }
     #expect(client.writes == 1)  // the hello
     rig.runBatch {
       rig.server.broadcast(DaemonMessage.entry(keypad: "k", event: .started, length: 1))
@@ -93,7 +92,6 @@ import Testing
   @Test func aBatchThatQueuesMuchIsWrittenAsItGrowsNotHeldToItsEnd() throws {
     let rig = try Rig()
     let (fd, client) = try rig.connect()
-    defer { close(fd) }
     let line = DaemonMessage.error(String(repeating: "x", count: 1000))
     rig.runBatch {
       for _ in 0..<40 { rig.server.send(line, to: client) }  // about 40 KiB
@@ -107,9 +105,7 @@ import Testing
   @Test func aClientThatStopsReadingIsStillDropped() throws {
     let rig = try Rig()
     let (fd, _) = try rig.connect()
-    defer { close(fd) }
     let (readerFD, reader) = try rig.connect()
-    defer { close(readerFD) }
     let line = DaemonMessage.error(String(repeating: "y", count: 4000))
     // Far more than the kernel's buffer and the 256 KiB queue, in batches.
     for _ in 0..<40 {
@@ -125,9 +121,7 @@ import Testing
   @Test func aCodeLineStillQueuedWhenItsAttemptIsDecidedIsDroppedAndItsBufferZeroed() throws {
     let rig = try Rig()
     let (stalledFD, stalled) = try rig.connect()
-    defer { close(stalledFD) }
     let (readerFD, reader) = try rig.connect()
-    defer { close(readerFD) }
     // Fill the stalled client's kernel buffer so its lines stay queued in the process.
     let filler = DaemonMessage.error(String(repeating: "z", count: 2000))
     while stalled.queued == 0 {
@@ -155,7 +149,6 @@ import Testing
     var requests: [ClientRequest] = []
     rig.server.onRequest = { _, request in requests.append(request) }
     let (fd, _) = try rig.connect()
-    defer { close(fd) }
     _ = Self.drain(fd)
     func send(_ text: String) {
       _ = Array(text.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }

@@ -87,6 +87,7 @@ struct TerminalKeysTests {
   @Test("letters are never digits, Enter or a control key")
   func lettersAreNotControls() {
     let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
+    #expect(keys(letters).count == letters.count, "one key per letter")
     for key in keys(letters) {
       #expect(key != nil)
       #expect(key?.digit == nil)

@@ -8,26 +8,26 @@ import Testing
 private final class FakeKernel {
   let device: EvdevDevice
   let source: RecordPipeSource
-  private(set) var writeEnd: Int32
+  /// The kernel's side of the pipe; closed by `unplug()`.
+  private let writer: OpenDescriptor
+  var writeEnd: Int32 { writer.fd }
 
   init(keysDown: [KeyCode] = [], staleDropsBefore: Instant? = nil) {
     var fds: [Int32] = [0, 0]
     precondition(pipe(&fds) == 0)
     for fd in fds { _ = fcntl(fd, F_SETFL, O_NONBLOCK) }
-    writeEnd = fds[1]
+    writer = OpenDescriptor(OwnedDescriptor(taking: fds[1]))
     let identity = DeviceIdentity(
       devnode: "/dev/input/event7", name: "Test Keypad", vendor: 0x1234, product: 0x5678,
       bustype: 3, phys: "usb-test-1/input0")
     let keys = (0...9).map { KeyCode.keypad(UInt8($0)) } + [.kpEnter, .backspace]
-    source = RecordPipeSource(fd: fds[0], identity: identity, keys: keys, keysDown: keysDown)
+    source = RecordPipeSource(
+      OwnedDescriptor(taking: fds[0]), identity: identity, keys: keys, keysDown: keysDown)
     device = EvdevDevice(
       path: identity.devnode, source: source, udev: identity, staleDropsBefore: staleDropsBefore)
   }
 
-  deinit {
-    device.close()
-    if writeEnd >= 0 { close(writeEnd) }
-  }
+  deinit { device.close() }
 
   func send(_ type: UInt16, _ code: UInt16, _ value: Int32, at ms: Int64 = 1000) {
     let record = InputEvent(
@@ -42,10 +42,7 @@ private final class FakeKernel {
     send(0, 0, 0, at: ms)
   }
 
-  func unplug() {
-    close(writeEnd)
-    writeEnd = -1
-  }
+  func unplug() { writer.close() }
 
   /// EV_KEY events read, as (key, value).
   func keys(_ batch: InputBatch) -> [String] {
@@ -172,16 +169,16 @@ private final class FakeKernel {
     var fds: [Int32] = [0, 0]
     #expect(pipe(&fds) == 0)
     _ = fcntl(fds[0], F_SETFL, O_NONBLOCK)
+    let writer = OpenDescriptor(OwnedDescriptor(taking: fds[1]))
     let device = EvdevDevice(
       simulating: DeviceIdentity(devnode: "/dev/input/event9", name: "Sim"),
-      keys: [.keypad(1)], fd: fds[0])
+      keys: [.keypad(1)], fd: OwnedDescriptor(taking: fds[0]))
     let record = InputEvent(time: .zero, type: 1, code: KeyCode.keypad(1).rawValue, value: 1)
       .kernelRecord
-    _ = record.withUnsafeBytes { write(fds[1], $0.baseAddress, $0.count) }
+    _ = record.withUnsafeBytes { write(writer.fd, $0.baseAddress, $0.count) }
     #expect(device.readEvents().events.map(\.key) == [.keypad(1)])
     #expect(device.capabilities.hasDigitKeys)
     device.close()
-    close(fds[1])
   }
 
   @Test func removalIsReportedOnceAndTheFdHangsUp() {

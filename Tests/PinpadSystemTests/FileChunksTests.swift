@@ -19,9 +19,10 @@ import Testing
 
   func write(_ name: String, _ bytes: [UInt8]) -> String {
     let path = dir + "/" + name
-    let fd = open(path, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0o600)
+    var file = OwnedDescriptor(taking: open(path, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0o600))
+    let fd = file.fd.rawValue
     _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-    close(fd)
+    file.close()
     return path
   }
 
@@ -75,5 +76,58 @@ import Testing
       (error as? SystemError)?.errno == Errno(EFBIG)
     }
     #expect(seen <= 200)
+  }
+
+  // Issue 24.9: `--config /dev/null` is "no configuration"; what cannot be read as a file
+  // at once still is refused, without blocking.
+
+  @Test func aCharacterDeviceAtItsEndAtOnceReadsAsAnEmptyFile() throws {
+    var chunks = 0
+    try FileSystem.readChunks("/dev/null") { _ in
+      chunks += 1
+      return true
+    }
+    #expect(chunks == 0)
+    #expect(try FileSystem.read("/dev/null") == [])
+  }
+
+  @Test func aCharacterDeviceWithDataIsRefusedAsADevice() throws {
+    #expect {
+      try FileSystem.readChunks("/dev/zero") { _ in true }
+    } throws: { error in
+      "\(error)" == "cannot read /dev/zero: not a regular file but a character device"
+    }
+  }
+
+  @Test func aDirectoryAndASocketAreRefused() throws {
+    defer { cleanUp() }
+    #expect {
+      try FileSystem.readChunks(dir) { _ in true }
+    } throws: { error in
+      "\(error)" == "cannot read \(dir): not a regular file but a directory"
+    }
+    let socketPath = dir + "/socket"
+    defer { unlink(socketPath) }
+    let owner = OpenDescriptor(
+      OwnedDescriptor(taking: socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)))
+    defer { owner.close() }
+    let fd = owner.fd
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      for (i, byte) in socketPath.utf8.enumerated() { raw[i] = byte }
+    }
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    #expect(bound == 0)
+    // open(2) of a socket fails (ENXIO): an error naming the path, at once.
+    #expect {
+      try FileSystem.readChunks(socketPath) { _ in true }
+    } throws: { error in
+      "\(error)".hasPrefix("cannot read \(socketPath): ")
+    }
   }
 }

@@ -13,10 +13,12 @@ struct FakeScreenInfo: FramebufferQueries {
 /// A scratch file of `size` bytes, removed by `remove()`.
 func scratchFile(size: Int) -> String {
   var template = Array("/tmp/pinpadd-fb-XXXXXX".utf8CString)
-  let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+  var file = OwnedDescriptor(
+    taking: template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) })
+  let fd = file.fd.rawValue
   precondition(fd >= 0)
   ftruncate(fd, off_t(size))
-  close(fd)
+  file.close()
   return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
@@ -70,10 +72,11 @@ final class FakeVirtualTerminal: VirtualTerminalDriver {
     fb.close()
     #expect(fb.memory == nil)
     fb.close()
-    let fd = open(path, O_RDONLY)
+    var file = OwnedDescriptor(taking: open(path, O_RDONLY))
+    let fd = file.fd.rawValue
     var bytes = [UInt8](repeating: 0, count: Self.info.memoryLength)
     _ = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
-    close(fd)
+    file.close()
     #expect(bytes[0] == 0xEF && bytes[1] == 0xBE)  // row 0 is above the visible area
     #expect(bytes[3 * 160] == 0x11 && bytes[50 * 160 + 159] == 0x11)
     #expect(bytes[51 * 160] == 0)

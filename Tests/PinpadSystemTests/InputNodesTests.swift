@@ -11,8 +11,10 @@ private final class FakeInputDirectory {
     var template = Array("/tmp/pinpadd-input-XXXXXX".utf8CString)
     path = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
     for name in files {
-      let fd = open(path + "/" + name, O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)
-      close(fd)
+      var file = OwnedDescriptor(
+        taking: open(path + "/" + name, O_CREAT | O_WRONLY | O_CLOEXEC, 0o600))
+      let fd = file.fd.rawValue
+      file.close()
     }
   }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What Swift cannot import for evdev input devices: ioctls whose numbers are _IOW/_IOR
 // macros with arguments.
 #pragma once

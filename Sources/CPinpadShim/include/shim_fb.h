@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The framebuffer and virtual-terminal ioctls for the fb display.
 #pragma once
 #include <linux/fb.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What Swift cannot import for the event loop, sockets, terminals and the process.
 // Each area of the C shim has its own header; this folder is the module's umbrella.
 #pragma once

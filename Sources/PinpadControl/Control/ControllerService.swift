@@ -75,8 +75,8 @@ enum ControllerService {
     }
     var said = false
     while true {
-      let fd: FileDescriptor
-      do { fd = try UnixSocket.connect(path: socketPath) } catch {
+      var connection: OwnedDescriptor
+      do { connection = try UnixSocket.connect(path: socketPath) } catch {
         if !said {
           ControlMain.printError(
             "pinpadctl serve: cannot connect to \(socketPath): \(error); retrying every second")
@@ -86,8 +86,9 @@ enum ControllerService {
         continue
       }
       said = false
-      let reason = serve(connection: fd, codes: &codes, verifier: verifier, socketPath: socketPath)
-      fd.close()
+      let reason = serve(
+        connection: connection.fd, codes: &codes, verifier: verifier, socketPath: socketPath)
+      connection.close()
       if case .refused(let why) = reason {
         throw ControlError("\(socketPath): \(why)")
       }
@@ -428,8 +429,8 @@ final class SecretInput {
   func readLine(from fd: FileDescriptor) {
     var byte: UInt8 = 0
     while true {
-      let n = read(fd.rawValue, &byte, 1)
-      if n < 0, errno == EINTR { continue }
+      let n =
+        (try? withUnsafeMutableBytes(of: &byte) { (b) throws(Errno) in try fd.read(into: b) }) ?? -1
       if n <= 0 || byte == 0x0A { break }
       if byte != 0x0D { append(byte) }
     }
@@ -458,8 +459,10 @@ final class SecretInput {
     var byte: UInt8 = 0
     defer { byte = 0 }
     while true {
-      let n = read(fd, &byte, 1)
-      if n < 0, errno == EINTR { continue }
+      let n =
+        (try? withUnsafeMutableBytes(of: &byte) { (b) throws(Errno) in
+          try FileDescriptor(rawValue: fd).read(into: b)
+        }) ?? -1
       guard n == 1 else { return false }
       switch byte {
       case 0x0D, 0x0A: return true

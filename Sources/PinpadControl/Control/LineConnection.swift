@@ -4,15 +4,15 @@ import PinpadSystem
 
 /// A blocking client connection to pinpadd's socket, read line by line (pinpadctl).
 public final class LineConnection {
-  public let fd: FileDescriptor
+  private let connection: OwnedDescriptor
+  public var fd: FileDescriptor { connection.fd }
   private var buffer: [UInt8] = []
 
   public init(path: String) throws(SystemError) {
-    do { fd = try UnixSocket.connect(path: path) } catch {
+    do { connection = try UnixSocket.connect(path: path) } catch {
       throw SystemError("cannot connect to \(path)", error)
     }
   }
-  deinit { fd.close() }
 
   /// The next line without its newline; nil at end of stream.
   public func readLine() throws(Errno) -> String? {

@@ -38,11 +38,12 @@ final class SecretLineReader {
         return UnsafeBufferPointer(start: buffer, count: newline)
       }
       guard filled < SecretLineReader.capacity else { throw .lineTooLong }
-      let n = Glibc.read(fd.rawValue, buffer + filled, SecretLineReader.capacity - filled)
-      if n < 0 {
-        if errno == EINTR { continue }
-        throw .failed(.current)
-      }
+      let n: Int
+      do {
+        n = try fd.read(
+          into: UnsafeMutableRawBufferPointer(
+            start: buffer + filled, count: SecretLineReader.capacity - filled))
+      } catch { throw .failed(error) }
       if n == 0 { throw .closed }
       filled += n
     }

@@ -79,9 +79,9 @@ enum TagKeyFile {
     var text = Array(CodeTagKey.fileText(key).utf8)
     defer { for i in text.indices { text[i] = 0 } }
     do {
-      let fd = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY, mode: 0o600)
-      defer { fd.close() }
-      try fd.writeAll(text)
+      let file = try OwnedDescriptor.open(
+        path, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY, mode: 0o600)
+      try file.fd.writeAll(text)
     } catch {
       throw ControlError("\(path): cannot create the key file: \(error)")
     }

@@ -87,7 +87,9 @@ private final class Bridge {
   let socketPath: String
   let log: Logger
   var core: BridgeCore
-  var daemon: FileDescriptor? = nil
+  /// The connection to the daemon, while there is one.
+  var daemonConnection: OwnedDescriptor = .none
+  var daemon: FileDescriptor? { daemonConnection.isOpen ? daemonConnection.fd : nil }
   var greeted = false
   var daemonRetryAt: Instant? = nil
   var saidDaemonDown = false
@@ -147,9 +149,8 @@ private final class Bridge {
         let ms = max(0, (soonest - now).nanoseconds / 1_000_000 + 1)
         timeout = min(timeout, Int32(clamping: ms))
       }
-      let ready = poll(&entries, nfds_t(entries.count), timeout)
-      if ready < 0, errno != EINTR {
-        log.error("poll: \(Errno.current)")
+      do { _ = try syscall { poll(&entries, nfds_t(entries.count), timeout) } } catch {
+        log.error("poll: \(error)")
         return 1
       }
       if entries[0].revents != 0 {
@@ -177,9 +178,9 @@ private final class Bridge {
     daemonRetryAt = nil
     guard daemon == nil, session.isConnected else { return }
     do {
-      let fd = try UnixSocket.connect(path: socketPath)
-      try fd.setNonBlocking()
-      daemon = fd
+      let connection = try UnixSocket.connect(path: socketPath)
+      try connection.fd.setNonBlocking()
+      daemonConnection.replace(with: connection)
       greeted = false
       saidDaemonDown = false
     } catch {
@@ -192,9 +193,8 @@ private final class Bridge {
   }
 
   func closeDaemon(publish: Bool) {
-    guard let fd = daemon else { return }
-    fd.close()
-    daemon = nil
+    guard daemonConnection.isOpen else { return }
+    daemonConnection.close()
     lines.wipe()
     if publish, greeted { perform(core.daemonLost()) }
     greeted = false
@@ -319,14 +319,14 @@ final class SecretLineBuffer {
   func read(from fd: FileDescriptor) -> Bool {
     while true {
       guard filled < SecretLineBuffer.capacity else { return false }
-      let n = Glibc.read(fd.rawValue, buffer + filled, SecretLineBuffer.capacity - filled)
-      if n > 0 {
-        filled += n
-        continue
-      }
-      if n < 0, errno == EINTR { continue }
-      if n < 0, errno == EAGAIN || errno == EWOULDBLOCK { return true }
-      return false
+      let n: Int
+      do {
+        n = try syscall {
+          Glibc.read(fd.rawValue, buffer + filled, SecretLineBuffer.capacity - filled)
+        }
+      } catch { return error == .wouldBlock }
+      if n == 0 { return false }
+      filled += n
     }
   }
 

@@ -65,8 +65,9 @@ enum FleetController {
         let ms = max(0, (due - Clock.monotonic()).nanoseconds / 1_000_000 + 1)
         timeout = min(timeout, Int32(clamping: ms))
       }
-      let ready = poll(&entries, nfds_t(entries.count), timeout)
-      if ready < 0, errno != EINTR { throw SystemError("poll", Errno.current) }
+      do { _ = try syscall { poll(&entries, nfds_t(entries.count), timeout) } } catch {
+        throw SystemError("poll", error)
+      }
       if entries[0].revents != 0, !signals.read().isEmpty {
         session.close()
         return 0

@@ -243,18 +243,19 @@ final class SecretPassword {
   init(path: String) throws(SystemError) {
     bytes = .allocate(capacity: SecretPassword.capacity + 1)
     bytes.initialize(repeating: 0, count: SecretPassword.capacity + 1)
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else {
-      let error = Errno.current
+    let file: OwnedDescriptor
+    do { file = try OwnedDescriptor.open(path, O_RDONLY) } catch {
       explicitZero(bytes, SecretPassword.capacity + 1)
       throw SystemError("cannot read \(path)", error)
     }
-    defer { Glibc.close(fd) }
     var count = 0
     while count < SecretPassword.capacity {
-      let n = read(fd, bytes + count, SecretPassword.capacity - count)
-      if n < 0, errno == EINTR { continue }
-      if n < 0 { throw SystemError("cannot read \(path)", Errno.current) }
+      let n: Int
+      do {
+        n = try file.fd.read(
+          into: UnsafeMutableRawBufferPointer(
+            start: bytes + count, count: SecretPassword.capacity - count))
+      } catch { throw SystemError("cannot read \(path)", error) }
       if n == 0 { break }
       count += n
     }

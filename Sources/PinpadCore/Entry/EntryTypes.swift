@@ -36,6 +36,9 @@ public enum VerdictOutcome: String, Equatable, Sendable {
 /// length, never a digit.
 public enum EntryEvent: String, Equatable, Sendable, CaseIterable {
   case started, changed, deleted, cleared, timeout, rejected
+  /// A card was read and taken (held for its PIN, or submitted): never its digits nor
+  /// its length (SPEC §4.2, §9.1). The session sends it; entry machines never do.
+  case cardRead = "card_read"
 }
 
 /// Feedback for the person at the keypad about a key that did not do what they hoped.

@@ -208,8 +208,8 @@ public struct BridgeCore {
   /// (`no_response` for the daemon's timeout), keypads `added`/`removed`, and
   /// `lockout` or `alarm` for those messages.
   public static let eventTypes = [
-    "started", "changed", "deleted", "cleared", "timeout", "rejected", "granted", "denied",
-    "no_response", "lockout", "added", "removed", "alarm",
+    "started", "changed", "deleted", "cleared", "timeout", "rejected", "card_read", "granted",
+    "denied", "no_response", "lockout", "added", "removed", "alarm",
   ]
 
   static let eventTemplate =

@@ -102,11 +102,16 @@ public enum DaemonMessage {
     return out.line()
   }
 
-  public static func keypad(name: String, added: Bool, device: String) -> String {
+  /// `{"type":"keypad","keypad":...,"event":"added|removed","device":...,"role":...}`:
+  /// `role` says whether the device is the keypad or its card reader.
+  public static func keypad(
+    name: String, added: Bool, device: String, role: DeviceRole = .keypad
+  ) -> String {
     var out = JSONLine(type: "keypad")
     out.string("keypad", name)
     out.word("event", added ? "added" : "removed")
     out.string("device", device)
+    out.word("role", role == .keypad ? "keypad" : "card_reader")
     return out.line()
   }
 

@@ -36,19 +36,6 @@ public struct AttemptBook {
     return id
   }
 
-  /// The attempts still holding digits: each is handed to `send`, which writes them
-  /// and says whether any client took them. Taken ones are wiped and wait for a verdict
-  /// until `verdictDeadline`; the others keep waiting for a client.
-  public mutating func deliverWaiting(
-    verdictDeadline: Instant, _ send: (_ id: String, _ keypad: String, SecretDigits) -> Bool
-  ) {
-    for attempt in attempts {
-      guard let digits = attempt.digits else { continue }
-      guard send(attempt.id, attempt.keypad, digits) else { continue }
-      markSent(id: attempt.id, verdictDeadline: verdictDeadline)
-    }
-  }
-
   /// A client took attempt `id`'s code: its digits are wiped and it waits for a
   /// verdict until `verdictDeadline`. Nothing happens for an id not holding digits.
   public mutating func markSent(id: String, verdictDeadline: Instant) {

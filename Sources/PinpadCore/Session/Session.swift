@@ -106,12 +106,19 @@ public struct Session {
       out.append(
         .log(.warning, "keypad \(keypad): events lost in the kernel (SYN_DROPPED), entry wiped"))
       feed(.eventsDropped, keypad: keypad, at: at, now: now, &out)
-    case .deviceAdded(let keypad, let path):
-      out.append(.log(.info, "keypad \(keypad): \(path) added"))
-      out.append(.broadcast(DaemonMessage.keypad(name: keypad, added: true, device: path)))
-    case .deviceRemoved(let keypad, let path):
-      out.append(.log(.info, "keypad \(keypad): \(path) removed"))
-      out.append(.broadcast(DaemonMessage.keypad(name: keypad, added: false, device: path)))
+    case .deviceAdded(let keypad, let path, let role):
+      out.append(
+        .log(.info, "keypad \(keypad): \(path) added\(role == .cardReader ? " (card reader)" : "")")
+      )
+      out.append(
+        .broadcast(DaemonMessage.keypad(name: keypad, added: true, device: path, role: role)))
+    case .deviceRemoved(let keypad, let path, let role):
+      out.append(
+        .log(
+          .info, "keypad \(keypad): \(path) removed\(role == .cardReader ? " (card reader)" : "")"))
+      out.append(
+        .broadcast(DaemonMessage.keypad(name: keypad, added: false, device: path, role: role)))
+      if role == .cardReader { cardReaderRemoved(keypad, now: now, &out) }
     case .padPress(let keypad, let action, let padKey, let stamp):
       padPress(keypad, action, key: padKey, stamp: stamp, now: now, &out)
     case .pointerLost:
@@ -243,14 +250,29 @@ public struct Session {
     }
     let replaced = cards[keypad]!.held != nil
     cards[keypad]!.hold(card, until: at + pinAfterCard(keypad))
+    let cardRead = DaemonMessage.entry(keypad: keypad, event: .cardRead, length: 0)
     if mode == .cardPin {
       out.append(
         .log(.info, "keypad \(keypad): card \(replaced ? "replaced" : "read"), waiting for the PIN")
       )
       feed(.clear, keypad: keypad, at: at, now: now, &out)
+      out.append(.broadcast(cardRead))
     } else {
+      out.append(.broadcast(cardRead))
       feed(.cardSubmitted, keypad: keypad, at: at, now: now, &out)
     }
+  }
+
+  /// A card reader of `keypad` went away: the number it was typing and the card held for
+  /// a PIN are wiped (with any PIN typed for that card), so a card never outlives its
+  /// reader; a reader plugged back in starts afresh.
+  private mutating func cardReaderRemoved(_ keypad: String, now: Instant, _ out: inout [Effect]) {
+    guard cards[keypad] != nil else { return }
+    let held = cards[keypad]!.held != nil
+    cards[keypad]!.wipe()
+    guard held else { return }
+    out.append(.log(.info, "keypad \(keypad): card reader removed, the held card is wiped"))
+    feed(.clear, keypad: keypad, at: entryTime(now), now: now, &out)
   }
 
   private func pinAfterCard(_ keypad: String) -> Duration {

@@ -1,3 +1,9 @@
+/// What a device is to its keypad: the `role` of `keypad` events (SPEC §4.2).
+public enum DeviceRole: String, Equatable, Sendable, CaseIterable {
+  case keypad
+  case cardReader = "card_reader"
+}
+
 /// What the daemon's shell tells the `Session`: something an input, the socket, a signal
 /// or the timer brought. Times are the monotonic clock; `stamp` is an input's own time
 /// for its event (the kernel's, or a replay's recorded offset).
@@ -12,8 +18,10 @@ public enum SessionEvent {
   case cardDropped(keypad: String)
   /// `keypad`'s input lost events in the kernel (SYN_DROPPED).
   case dropped(keypad: String, stamp: Instant)
-  case deviceAdded(keypad: String, path: String)
-  case deviceRemoved(keypad: String, path: String)
+  /// A device of `keypad` appeared or went away: its keypad, or its card reader (whose
+  /// removal wipes the card being read and the card held, SPEC §9.1).
+  case deviceAdded(keypad: String, path: String, role: DeviceRole = .keypad)
+  case deviceRemoved(keypad: String, path: String, role: DeviceRole = .keypad)
   /// A touch or click, with the on-screen key under it (hit-tested by the shell).
   case padPress(keypad: String, PointerAction, key: PadKey?, stamp: Instant)
   /// A pointer lost events or went away.

@@ -4,8 +4,9 @@ import PinpadSystem
 
 /// `--display console[:TTY]`: the screen as text on the current terminal or a VT.
 public final class ConsoleDisplay: Display {
+  /// The VT opened for `tty`; owns nothing when drawing on standard output.
+  private var device: OwnedDescriptor = .none
   private let fd: FileDescriptor
-  private let ownsDescriptor: Bool
   private var last: String? = nil
   private var model: ScreenModel? = nil
   private var closed = false
@@ -19,13 +20,12 @@ public final class ConsoleDisplay: Display {
   /// Draws on `tty` (a path such as /dev/tty1), or standard output when nil.
   public init(tty: String?) throws(SystemError) {
     if let tty {
-      do { fd = try FileDescriptor.open(tty, O_WRONLY | O_NOCTTY) } catch {
+      do { device = try OwnedDescriptor.open(tty, O_WRONLY | O_NOCTTY) } catch {
         throw SystemError("cannot open \(tty)", error)
       }
-      ownsDescriptor = true
+      fd = device.fd
     } else {
       fd = .standardOutput
-      ownsDescriptor = false
     }
     write("\u{1B}[?25l")  // hide the terminal's own cursor
   }
@@ -61,7 +61,7 @@ public final class ConsoleDisplay: Display {
     guard !closed else { return }
     closed = true
     write("\u{1B}[H\u{1B}[2J\u{1B}[?25h")
-    if ownsDescriptor { fd.close() }
+    device.close()
   }
 
   /// The terminal's width (TIOCGWINSZ), 80 when it does not say.

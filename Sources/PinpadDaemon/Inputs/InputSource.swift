@@ -13,8 +13,8 @@ public enum SourceEvent {
   /// The person asked to stop (Ctrl-C on the terminal input).
   case quit
   /// A keypad device appeared or went away (`keypad` events on the socket).
-  case deviceAdded(path: String)
-  case deviceRemoved(path: String)
+  case deviceAdded(path: String, role: DeviceRole = .keypad)
+  case deviceRemoved(path: String, role: DeviceRole = .keypad)
   /// A touch or click on the on-screen keypad, in screen pixels, at `time`.
   case pointer(PointerAction, time: Instant)
   /// A pointer lost events or went away: let go of any key it holds, without pressing it.

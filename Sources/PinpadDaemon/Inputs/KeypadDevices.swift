@@ -142,7 +142,16 @@ public final class KeypadDevices: InputSource {
         device, keypad: assignment.name, grab: assignment.grab,
         cardReader: assignment.isCardReader)
     } catch {
-      log.warning("keypad \(assignment.name): cannot open \(identity.devnode): \(error)")
+      // Without group input (the package's default) only devices udev tagged for
+      // pinpadd are readable: say how to hand this one over.
+      let hint =
+        error.errno == .accessDenied
+        ? "; to use it, a site udev rule gives it ENV{PINPADD_KEYPAD}=NAME or"
+          + " TAG+=\"pinpadd\" (70-pinpadd.rules)"
+        : ""
+      log.warning(
+        "keypad \(assignment.name): cannot open \(identity.devnode) (\(identity.name)): \(error)\(hint)"
+      )
     }
   }
 
@@ -223,7 +232,7 @@ public final class KeypadDevices: InputSource {
       )
     } else {
       log.info("\(entry.role): using \(path) (\(device.identity.name))")
-      deliver(keypad, .deviceAdded(path: path))
+      deliver(keypad, .deviceAdded(path: path, role: cardReader ? .cardReader : .keypad))
     }
   }
 
@@ -297,7 +306,8 @@ public final class KeypadDevices: InputSource {
     if entry.tracker != nil {
       deliver(entry.keypad, .pointerLost)
     } else {
-      deliver(entry.keypad, .deviceRemoved(path: path))
+      deliver(
+        entry.keypad, .deviceRemoved(path: path, role: entry.cardReader ? .cardReader : .keypad))
     }
     // Closing an evdev fd can block for tens of milliseconds: after this batch.
     loop?.defer { entry.device.close() }

@@ -1,3 +1,4 @@
+import Glibc
 import PinpadCore
 import PinpadSystem
 
@@ -6,16 +7,24 @@ import PinpadSystem
 /// `.` reveals; Ctrl-C stops the daemon. The terminal is put in raw mode (no echo)
 /// and restored on every exit; what was typed before that, or before the first screen,
 /// is discarded.
+///
+/// Keys are read through a descriptor of its own, opened anew on the same terminal and
+/// non-blocking: O_NONBLOCK on standard input itself would be shared with standard
+/// output (one open file description on a terminal), where the console display writes.
 public final class TerminalInput: InputSource {
   public let keypad: String
   public var name: String { "terminal" }
-  private let fd: FileDescriptor
+  /// The terminal given (standard input).
+  private let terminal: FileDescriptor
+  /// The non-blocking descriptor keys are read from, opened by `start`.
+  private var reader: OwnedDescriptor = .none
+  private var fd: FileDescriptor { reader.fd }
   private var raw: RawTerminal?
   private var loop: EventLoop?
 
   public init(keypad: String, fd: FileDescriptor = .standardInput) {
     self.keypad = keypad
-    self.fd = fd
+    self.terminal = fd
   }
 
   public func start(
@@ -23,15 +32,18 @@ public final class TerminalInput: InputSource {
   ) throws(InputError) {
     let keypad = self.keypad
     let deliver: (SourceEvent) -> Void = { deliver(keypad, $0) }
-    guard fd.isTerminal else {
+    guard terminal.isTerminal else {
       throw InputError("--input terminal: standard input is not a terminal")
     }
     do {
-      raw = try RawTerminal(fd)
-      try fd.setNonBlocking()
+      // /proc/self/fd/N opens the terminal device again: a new open file description.
+      reader = try OwnedDescriptor.open(
+        "/proc/self/fd/\(terminal.rawValue)", O_RDONLY | O_NOCTTY | O_NONBLOCK)
+      raw = try RawTerminal(terminal)
       try loop.watch(fd, .readable) { [unowned self] _ in self.readKeys(deliver) }
     } catch {
       raw?.restore()
+      reader.close()
       throw InputError("--input terminal: \(error)")
     }
     self.loop = loop
@@ -104,7 +116,7 @@ public final class TerminalInput: InputSource {
   public func close() {
     if let loop { loop.unwatch(fd) }
     loop = nil
-    try? fd.setNonBlocking(false)
+    reader.close()
     raw?.restore()
     raw = nil
   }

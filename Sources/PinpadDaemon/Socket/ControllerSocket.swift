@@ -8,7 +8,7 @@ enum ControllerSocket {
   static func bind(
     path: String, _ config: SocketConfig, log: Logger, _ missing: inout MissingGroups
   ) throws(StartError)
-    -> FileDescriptor
+    -> OwnedDescriptor
   {
     let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
     if !folder.isEmpty, !FileSystem.isDirectory(folder) {
@@ -26,7 +26,7 @@ enum ControllerSocket {
       FileSystem.remove(path)
     }
     let gid = try resolveGroup(config, &missing)  // before binding: a bad Group= leaves no socket file
-    let fd: FileDescriptor
+    let fd: OwnedDescriptor
     do {
       fd = try FileSystem.withUmask(0o117) { try UnixSocket.listen(path: path) }
     } catch {

@@ -4,7 +4,10 @@ import PinpadSystem
 
 /// One connected controller.
 public final class SocketClient {
+  /// Its descriptor's number, kept after the close (the server's key for it).
   public let fd: FileDescriptor
+  /// The descriptor itself, closed once when the client is disconnected.
+  fileprivate var connection: OwnedDescriptor
   public let peer: PeerCredentials
   /// A number for log lines ("client 3").
   public let serial: Int
@@ -25,8 +28,9 @@ public final class SocketClient {
   fileprivate var lockedPages: [Bool] = []
   fileprivate var lockedBase = 0
 
-  init(fd: FileDescriptor, peer: PeerCredentials, serial: Int) {
-    self.fd = fd
+  init(_ connection: consuming OwnedDescriptor, peer: PeerCredentials, serial: Int) {
+    self.fd = connection.fd
+    self.connection = connection
     self.peer = peer
     self.serial = serial
     output.reserveCapacity(SocketServer.maxQueuedBytes)
@@ -59,6 +63,8 @@ public final class SocketServer {
   public static let flushThreshold = 16 * 1024
 
   private let loop: EventLoop
+  /// The listening socket, owned here and closed by `shutdown()`.
+  private var listening: OwnedDescriptor
   private let listener: FileDescriptor
   private let policy: AccessPolicy
   private let log: Logger
@@ -68,7 +74,7 @@ public final class SocketServer {
   /// Bytes queued for all clients together.
   public private(set) var totalQueued = 0
   /// A descriptor held back for when the process runs out (see `withReserve`).
-  private var reserve: FileDescriptor?
+  private var reserve: OwnedDescriptor
   /// Re-enables accepting after descriptors ran out; made at start, when it can be.
   private let acceptPause: Timer
   private var acceptPaused = false
@@ -84,23 +90,27 @@ public final class SocketServer {
   /// A client was authorised and greeted: queued codes may go to it now.
   public var onClientReady: (SocketClient) -> Void = { _ in }
 
+  /// Takes ownership of `listener`.
   public init(
-    listener: FileDescriptor, loop: EventLoop, policy: AccessPolicy, version: String,
+    listener: consuming OwnedDescriptor, loop: EventLoop, policy: AccessPolicy, version: String,
     log: Logger
   ) throws(Errno) {
-    self.listener = listener
+    self.listener = listener.fd
+    self.listening = listener
     self.loop = loop
     self.policy = policy
     self.log = log
     self.hello = DaemonMessage.hello(version: version)
+    reserve = Self.openReserve()
     acceptPause = try Timer()
-    reserve = try? FileDescriptor.open("/dev/null", O_RDONLY)
-    try listener.setNonBlocking()
-    try loop.watch(listener, .readable) { [unowned self] _ in self.acceptAll() }
+    try self.listener.setNonBlocking()
+    try loop.watch(self.listener, .readable) { [unowned self] _ in self.acceptAll() }
     try loop.watch(acceptPause.fd, .readable) { [unowned self] _ in
       self.acceptPause.acknowledge()
       self.acceptPaused = false
-      self.loop.change(self.listener, .readable)
+      do { try self.loop.change(self.listener, .readable) } catch {
+        self.log.error("socket: cannot watch the listening socket again: \(error)")
+      }
     }
     loop.atEndOfEveryBatch { [weak self] in self?.flushPending() }
   }
@@ -108,10 +118,13 @@ public final class SocketServer {
   /// Runs `body` with the reserve descriptor given back, so that it can open a file
   /// (the lockout state) even when clients took every other descriptor.
   public func withReserve<R>(_ body: () throws -> R) rethrows -> R {
-    reserve?.close()
-    reserve = nil
-    defer { reserve = try? FileDescriptor.open("/dev/null", O_RDONLY) }
+    reserve.close()
+    defer { reserve = Self.openReserve() }
     return try body()
+  }
+
+  private static func openReserve() -> OwnedDescriptor {
+    do { return try OwnedDescriptor.open("/dev/null", O_RDONLY) } catch { return .none }
   }
 
   /// The number of authorised clients connected.
@@ -124,40 +137,38 @@ public final class SocketServer {
 
   private func acceptAll() {
     while true {
-      let fd: FileDescriptor?
-      do { fd = try UnixSocket.accept(listener) } catch {
+      let connection: OwnedDescriptor
+      do { connection = try UnixSocket.accept(listener) } catch {
         if [ECONNABORTED, EPROTO].contains(error.rawValue) { continue }
         // Out of descriptors or memory: the connection stays in the backlog and the
         // listener stays readable. Shed what waits, then stop watching it for a second.
         outOfDescriptors(error)
         return
       }
-      guard let fd else { return }
+      guard connection.isOpen else { return }
+      let fd = connection.fd
       if let shed = shedThisEpisode {
         log.info("socket: accepting clients again (\(shed) connection(s) refused meanwhile)")
         shedThisEpisode = nil
       }
       let peer: PeerCredentials
       do { peer = try UnixSocket.peerCredentials(fd) } catch {
-        fd.close()
-        continue
+        continue  // `connection` closes as it goes
       }
       serial += 1
       guard policy.allows(peer) else {
         log.warning("socket: refused uid \(peer.uid) gid \(peer.gid) pid \(peer.pid): not allowed")
         let line = Array(DaemonMessage.error("forbidden").utf8)
         _ = line.withUnsafeBytes { try? fd.write($0) }
-        fd.close()
         continue
       }
-      let client = SocketClient(fd: fd, peer: peer, serial: serial)
+      let client = SocketClient(connection, peer: peer, serial: serial)
       do {
         try loop.watch(fd, [.readable]) { [unowned self, unowned client] events in
           self.handle(client, events)
         }
       } catch {
-        fd.close()
-        continue
+        continue  // the client, and with it the connection, goes
       }
       clients[fd.rawValue] = client
       log.info("socket: client \(client.serial) connected (uid \(peer.uid), pid \(peer.pid))")
@@ -179,12 +190,14 @@ public final class SocketServer {
     }
     // Give the reserve up for each waiting connection, tell it why, close it.
     var refused = 0
-    while refused < 256, reserve != nil {
+    while refused < 256, reserve.isOpen {
       let taken = withReserve { () -> Bool in
-        guard let fd = try? UnixSocket.accept(listener) else { return false }
+        let connection: OwnedDescriptor
+        do { connection = try UnixSocket.accept(listener) } catch { return false }
+        guard connection.isOpen else { return false }
+        let fd = connection.fd
         let line = Array(DaemonMessage.error("too many clients").utf8)
         _ = line.withUnsafeBytes { try? fd.write($0) }
-        fd.close()
         return true
       }
       guard taken else { break }
@@ -193,7 +206,9 @@ public final class SocketServer {
     shedThisEpisode! += refused
     guard !acceptPaused else { return }
     acceptPaused = true
-    loop.change(listener, [])
+    do { try loop.change(listener, []) } catch {
+      log.warning("socket: cannot pause the listening socket: \(error)")
+    }
     acceptPause.arm(at: Clock.monotonic() + .seconds(1))
   }
 
@@ -399,7 +414,9 @@ public final class SocketServer {
         client.secrets.removeAll { $0.end <= client.sent }
       case .failure(let error):
         if error == .wouldBlock {
-          loop.change(client.fd, [.readable, .writable])
+          do { try loop.change(client.fd, [.readable, .writable]) } catch {
+            disconnect(client, reason: "cannot wait for it to read: \(error)")
+          }
           return
         }
         disconnect(client, reason: "write failed: \(error)")
@@ -410,7 +427,9 @@ public final class SocketServer {
     client.output.removeAll(keepingCapacity: true)
     client.sent = 0
     client.secrets = []
-    loop.change(client.fd, [.readable])
+    do { try loop.change(client.fd, [.readable]) } catch {
+      disconnect(client, reason: "cannot watch it: \(error)")
+    }
   }
 
   private func disconnect(_ client: SocketClient, reason: String) {
@@ -423,19 +442,19 @@ public final class SocketServer {
     client.sent = 0
     client.secrets = []
     loop.unwatch(client.fd)
-    client.fd.close()
+    client.connection.close()
     clients[client.fd.rawValue] = nil
     log.info("socket: client \(client.serial) disconnected: \(reason)")
   }
 
-  /// Closes every client and stops listening (the listening descriptor is the
-  /// caller's to close or keep).
+  /// Closes every client and the listening socket (the socket file is the caller's to
+  /// remove or keep).
   public func shutdown() {
     flushPending()
     for client in Array(clients.values) { disconnect(client, reason: "daemon stopping") }
     loop.unwatch(listener)
+    listening.close()
     loop.unwatch(acceptPause.fd)
-    reserve?.close()
-    reserve = nil
+    reserve.close()
   }
 }

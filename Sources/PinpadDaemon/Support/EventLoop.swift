@@ -35,12 +35,12 @@ public final class EventLoop {
   }
 
   /// Changes the events `fd` is watched for (no system call when they are the same).
-  public func change(_ fd: FileDescriptor, _ events: EventPoll.Events) {
+  /// Throws what EPOLL_CTL_MOD said when it refused (ENOMEM, or a descriptor closed
+  /// while still watched): the interest is then what it was, and the caller acts.
+  public func change(_ fd: FileDescriptor, _ events: EventPoll.Events) throws(Errno) {
     guard let token = tokens[fd.rawValue], interests[fd.rawValue] != events else { return }
-    do {
-      try poll.modify(fd, events, token: token)
-      interests[fd.rawValue] = events
-    } catch {}
+    try poll.modify(fd, events, token: token)
+    interests[fd.rawValue] = events
   }
 
   /// Stops watching `fd` (call before closing it).

@@ -98,14 +98,16 @@ public final class Framebuffer {
   public let info: FramebufferInfo
   /// The mapping, `info.memoryLength` bytes; nil once closed.
   public private(set) var memory: UnsafeMutableRawPointer?
-  private var fd: FileDescriptor?
+  private var device: OwnedDescriptor
 
   /// Opens `path` read-write, asks for its screen information and maps its memory.
   public init(path: String = "/dev/fb0", queries: FramebufferQueries = LinuxFramebufferQueries())
     throws
   {
     self.path = path
-    let fd = try framebufferCall("cannot open \(path)") { Glibc.open(path, O_RDWR | O_CLOEXEC) }
+    let device = OwnedDescriptor(
+      taking: try framebufferCall("cannot open \(path)") { Glibc.open(path, O_RDWR | O_CLOEXEC) })
+    let fd = device.fd.rawValue
     do {
       let info = try queries.info(of: fd, path: path)
       guard info.isTrueColor, [16, 24, 32].contains(info.bitsPerPixel) else {
@@ -123,10 +125,9 @@ public final class Framebuffer {
       }
       self.info = info
       self.memory = mapped
-      self.fd = FileDescriptor(rawValue: fd)
+      self.device = device
     } catch {
-      _ = Glibc.close(fd)
-      throw error
+      throw error  // `device` closes as it goes
     }
   }
 
@@ -145,8 +146,7 @@ public final class Framebuffer {
       munmap(memory, info.memoryLength)
       self.memory = nil
     }
-    fd?.close()
-    fd = nil
+    device.close()
   }
 
   deinit { close() }

@@ -20,7 +20,8 @@ public protocol VirtualTerminalDriver: AnyObject {
 /// The real driver: ioctls on an open tty device.
 public final class LinuxVirtualTerminalDriver: VirtualTerminalDriver {
   public let path: String
-  private var fd: Int32
+  private var device: OwnedDescriptor
+  private var fd: Int32 { device.fd.rawValue }
 
   /// Opens `path` (e.g. /dev/tty1); nil opens the active VT found through /dev/tty0.
   /// Write-only: nothing is read from a VT, only ioctls are made (which need
@@ -30,20 +31,22 @@ public final class LinuxVirtualTerminalDriver: VirtualTerminalDriver {
   public init(path: String? = nil) throws {
     var device = path ?? ""
     if path == nil {
-      let console = try framebufferCall("cannot open /dev/tty0") {
-        Glibc.open("/dev/tty0", O_WRONLY | O_CLOEXEC | O_NOCTTY)
-      }
-      defer { _ = Glibc.close(console) }
+      let console = OwnedDescriptor(
+        taking: try framebufferCall("cannot open /dev/tty0") {
+          Glibc.open("/dev/tty0", O_WRONLY | O_CLOEXEC | O_NOCTTY)
+        })
       var state = vt_stat()
+      let fd = console.fd.rawValue
       _ = try framebufferCall("VT_GETSTATE on /dev/tty0") {
-        pinpad_ioctl_pointer(console, PINPAD_VT_GETSTATE, &state)
+        pinpad_ioctl_pointer(fd, PINPAD_VT_GETSTATE, &state)
       }
       device = "/dev/tty\(state.v_active)"
     }
     self.path = device
-    fd = try framebufferCall("cannot open \(device)") {
-      Glibc.open(device, O_WRONLY | O_CLOEXEC | O_NOCTTY)
-    }
+    self.device = OwnedDescriptor(
+      taking: try framebufferCall("cannot open \(device)") {
+        Glibc.open(device, O_WRONLY | O_CLOEXEC | O_NOCTTY)
+      })
   }
 
   private func value(_ name: String, _ request: UInt, _ value: UInt) throws {
@@ -84,13 +87,7 @@ public final class LinuxVirtualTerminalDriver: VirtualTerminalDriver {
   public func releaseDisplay(_ value: Int32) throws {
     try self.value("VT_RELDISP", PINPAD_VT_RELDISP, UInt(bitPattern: Int(value)))
   }
-  public func close() {
-    if fd >= 0 {
-      _ = Glibc.close(fd)
-      fd = -1
-    }
-  }
-  deinit { close() }
+  public func close() { device.close() }
 }
 
 /// Holds a virtual terminal for a graphical screen: graphics mode (the kernel stops

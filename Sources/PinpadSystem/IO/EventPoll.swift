@@ -14,14 +14,14 @@ public final class EventPoll {
     public static let peerClosed = Events(rawValue: EPOLLRDHUP.rawValue)
   }
 
-  public let fd: FileDescriptor
+  private let owner: OwnedDescriptor
+  public var fd: FileDescriptor { owner.fd }
   private var buffer = [epoll_event](repeating: epoll_event(), count: 64)
 
   /// epoll_create1(EPOLL_CLOEXEC).
   public init() throws(Errno) {
-    fd = FileDescriptor(rawValue: try syscall { epoll_create1(Int32(EPOLL_CLOEXEC)) })
+    owner = OwnedDescriptor(taking: try syscall { epoll_create1(Int32(EPOLL_CLOEXEC)) })
   }
-  deinit { fd.close() }
 
   /// EPOLL_CTL_ADD: report `events` on `target` with `token`.
   public func add(_ target: FileDescriptor, _ events: Events, token: UInt64) throws(Errno) {
@@ -61,15 +61,15 @@ public final class EventPoll {
 
 /// A timerfd(2) on CLOCK_MONOTONIC, armed at absolute instants.
 public final class Timer {
-  public let fd: FileDescriptor
+  private let owner: OwnedDescriptor
+  public var fd: FileDescriptor { owner.fd }
 
   public init() throws(Errno) {
-    fd = FileDescriptor(
-      rawValue: try syscall {
+    owner = OwnedDescriptor(
+      taking: try syscall {
         timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK) | Int32(TFD_CLOEXEC))
       })
   }
-  deinit { fd.close() }
 
   /// What the timer was last set to; nil when unknown (never set, or it has fired).
   private var armed: (deadline: Instant?, interval: Duration?)?
@@ -118,7 +118,8 @@ public final class Timer {
 /// `block` must run first thing in `main`, before any thread exists, so that every
 /// thread inherits the mask and no signal is delivered asynchronously.
 public final class SignalReader {
-  public let fd: FileDescriptor
+  private let owner: OwnedDescriptor
+  public var fd: FileDescriptor { owner.fd }
 
   /// Blocks `signals` in this thread (and threads made after) and opens a signalfd.
   public init(blocking signals: [Int32]) throws(Errno) {
@@ -128,9 +129,8 @@ public final class SignalReader {
         pinpad_block_signals($0.baseAddress, Int32($0.count), &set)
       } == 0 ? 0 : -1
     }
-    fd = FileDescriptor(rawValue: try syscall { pinpad_signalfd(&set) })
+    owner = OwnedDescriptor(taking: try syscall { pinpad_signalfd(&set) })
   }
-  deinit { fd.close() }
 
   /// The signals that arrived since the last call.
   public func read() -> [Int32] {

@@ -5,7 +5,8 @@ import Glibc
 public enum FileSystem {
   /// The whole regular file, or an error naming the path ("cannot read X: No such file
   /// or directory"). Opened with O_NONBLOCK and checked with fstat before reading, so a
-  /// FIFO, a device or a directory in its place is refused at once instead of blocking.
+  /// FIFO, a device or a directory in its place is refused at once instead of blocking
+  /// (`readChunks`; /dev/null and other devices at their end at once read as empty).
   public static func read(_ path: String, limit: Int = 16 << 20) throws(SystemError) -> [UInt8] {
     var result: [UInt8] = []
     try readChunks(path, limit: limit) { chunk in
@@ -72,21 +73,22 @@ public enum FileSystem {
     _ path: String, _ bytes: [UInt8], mode: mode_t = 0o600, sync: Bool = true
   ) throws(SystemError) {
     let temp = path + ".tmp"
-    let fd: FileDescriptor
+    var file: OwnedDescriptor
     // A fresh file: whatever was left at the temporary name (even a FIFO, which would
     // block an open for writing) is removed first, and O_EXCL never follows a link.
     unlink(temp)
     do {
-      fd = try FileDescriptor.open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NONBLOCK, mode: mode)
+      file = try OwnedDescriptor.open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NONBLOCK, mode: mode)
     } catch {
       throw SystemError("cannot write \(temp)", error)
     }
     do {
+      let fd = file.fd
       try fd.writeAll(bytes)
       if sync { _ = try syscall { fsync(fd.rawValue) } }
-      fd.close()
+      file.close()
     } catch {
-      fd.close()
+      file.close()
       unlink(temp)
       throw SystemError("cannot write \(temp)", error)
     }
@@ -98,10 +100,11 @@ public enum FileSystem {
     guard sync else { return }
     let folder = path.split(separator: "/", omittingEmptySubsequences: false).dropLast()
       .joined(separator: "/")
-    if let dirfd = try? FileDescriptor.open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY) {
-      fsync(dirfd.rawValue)
-      dirfd.close()
-    }
+    do {
+      let directory = try OwnedDescriptor.open(
+        folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY)
+      fsync(directory.fd.rawValue)
+    } catch {}
   }
 
   public static func remove(_ path: String) { unlink(path) }
@@ -114,8 +117,9 @@ public enum FileSystem {
     let probe = directory + "/.pinpadd-probe"
     unlink(probe)
     do {
-      let fd = try FileDescriptor.open(probe, O_WRONLY | O_CREAT | O_EXCL | O_NONBLOCK, mode: 0o600)
-      fd.close()
+      var file = try OwnedDescriptor.open(
+        probe, O_WRONLY | O_CREAT | O_EXCL | O_NONBLOCK, mode: 0o600)
+      file.close()
       unlink(probe)
     } catch {
       throw SystemError("cannot write in \(directory)", error)
@@ -138,7 +142,7 @@ extension FileSystem {
 
   /// Runs `body` with the process umask set to `mask` (so a socket is born with the
   /// right mode, with no window where it is wider).
-  public static func withUmask<R>(_ mask: mode_t, _ body: () throws -> R) rethrows -> R {
+  public static func withUmask<R: ~Copyable>(_ mask: mode_t, _ body: () throws -> R) rethrows -> R {
     let old = umask(mask)
     defer { umask(old) }
     return try body()

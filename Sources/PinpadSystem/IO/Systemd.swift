@@ -6,7 +6,7 @@ import Synchronization
 public enum Systemd {
   /// The datagram socket notifications are sent from: made for the first one and kept
   /// (the daemon sends two STATUS= lines per code), made again after a failed send.
-  private static let notifySocket = Mutex<Int32>(-1)
+  private static let notifySocket = Mutex<OwnedDescriptor>(.none)
 
   /// Sends `state` ("READY=1", "WATCHDOG=1", "STOPPING=1", "STATUS=...") to
   /// $NOTIFY_SOCKET; does nothing when not run by systemd.
@@ -24,12 +24,14 @@ public enum Systemd {
     }
     let length = MemoryLayout<sa_family_t>.size + bytes.count + (abstract ? 1 : 0)
     let message = Array(state.utf8)
-    notifySocket.withLock { fd in
-      if fd < 0 {
-        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return }
+    notifySocket.withLock { owner in
+      if !owner.isOpen {
+        owner.replace(
+          with: OwnedDescriptor(
+            taking: socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)))
+        guard owner.isOpen else { return }
       }
-      let socket = fd
+      let socket = owner.fd.rawValue
       let sent = withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { a in
           message.withUnsafeBytes {
@@ -37,10 +39,7 @@ public enum Systemd {
           }
         }
       }
-      if sent < 0 {
-        close(fd)
-        fd = -1
-      }
+      if sent < 0 { owner.close() }
     }
   }
 
@@ -57,7 +56,9 @@ public enum Systemd {
   }
 
   /// The descriptors passed by socket activation (from fd 3), for this process only.
-  /// Clears the variables so children do not inherit them.
+  /// Clears the variables so children do not inherit them. Numbers only: the caller
+  /// takes ownership of the one it uses (`OwnedDescriptor(taking:)`); the others stay
+  /// open, as systemd passed them.
   public static func listenDescriptors() -> [FileDescriptor] {
     defer {
       for name in ["LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES"] {

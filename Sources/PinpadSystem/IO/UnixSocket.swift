@@ -21,11 +21,11 @@ public struct PeerCredentials: Equatable, Sendable {
 /// Unix stream sockets: the daemon's listening socket, its clients, and pinpadctl.
 public enum UnixSocket {
   /// socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC [| SOCK_NONBLOCK]).
-  public static func stream(nonBlocking: Bool) throws(Errno) -> FileDescriptor {
+  public static func stream(nonBlocking: Bool) throws(Errno) -> OwnedDescriptor {
     let type =
       Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
       | (nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0)
-    return FileDescriptor(rawValue: try syscall { socket(AF_UNIX, type, 0) })
+    return OwnedDescriptor(taking: try syscall { socket(AF_UNIX, type, 0) })
   }
 
   private static func withAddress(
@@ -49,40 +49,33 @@ public enum UnixSocket {
   }
 
   /// bind(2) + listen(2) on `path`.
-  public static func listen(path: String, backlog: Int32 = 64) throws(Errno) -> FileDescriptor {
-    let fd = try stream(nonBlocking: true)
-    do {
-      _ = try withAddress(path) { bind(fd.rawValue, $0, $1) }
-      _ = try syscall { Glibc.listen(fd.rawValue, backlog) }
-    } catch {
-      fd.close()
-      throw error
-    }
-    return fd
+  public static func listen(path: String, backlog: Int32 = 64) throws(Errno) -> OwnedDescriptor {
+    let socket = try stream(nonBlocking: true)
+    let fd = socket.fd
+    _ = try withAddress(path) { bind(fd.rawValue, $0, $1) }
+    _ = try syscall { Glibc.listen(fd.rawValue, backlog) }
+    return socket
   }
 
   /// connect(2) to `path` (blocking socket).
-  public static func connect(path: String) throws(Errno) -> FileDescriptor {
-    let fd = try stream(nonBlocking: false)
-    do {
-      _ = try withAddress(path) { Glibc.connect(fd.rawValue, $0, $1) }
-    } catch {
-      fd.close()
-      throw error
-    }
-    return fd
+  public static func connect(path: String) throws(Errno) -> OwnedDescriptor {
+    let socket = try stream(nonBlocking: false)
+    let fd = socket.fd
+    _ = try withAddress(path) { Glibc.connect(fd.rawValue, $0, $1) }
+    return socket
   }
 
-  /// accept4(2) with SOCK_NONBLOCK | SOCK_CLOEXEC; nil when no connection is waiting.
-  public static func accept(_ listener: FileDescriptor) throws(Errno) -> FileDescriptor? {
+  /// accept4(2) with SOCK_NONBLOCK | SOCK_CLOEXEC
+  /// (`OwnedDescriptor.none` when no connection is waiting).
+  public static func accept(_ listener: FileDescriptor) throws(Errno) -> OwnedDescriptor {
     do {
       let fd = try syscall {
         pinpad_accept4(
           listener.rawValue, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
       }
-      return FileDescriptor(rawValue: fd)
+      return OwnedDescriptor(taking: fd)
     } catch {
-      if error == .wouldBlock { return nil }
+      if error == .wouldBlock { return .none }
       throw error
     }
   }
@@ -114,9 +107,10 @@ public enum UnixSocket {
   /// True when something accepts connections on `path` (used before replacing a
   /// socket file left behind by a daemon that died).
   public static func isAnswering(path: String) -> Bool {
-    guard let fd = try? connect(path: path) else { return false }
-    fd.close()
-    return true
+    do {
+      _ = try connect(path: path)
+      return true
+    } catch { return false }
   }
 
   /// True when `fd` is a listening AF_UNIX stream socket (for LISTEN_FDS checks).

@@ -36,17 +36,20 @@ public final class EvdevDevice {
   /// Opens an event node (`O_RDONLY|O_NONBLOCK|O_CLOEXEC`) with CLOCK_MONOTONIC
   /// timestamps. `udev` adds syspath, links, properties and tags to the identity.
   public convenience init(path: String, udev: DeviceIdentity? = nil) throws(SystemError) {
-    let fd = retryingEINTR { open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
-    if fd < 0 { throw SystemError("open", path: path, Errno(errno)) }
-    try self.init(adopting: fd, path: path, udev: udev)
+    let node: OwnedDescriptor
+    do { node = try OwnedDescriptor.open(path, O_RDONLY | O_NONBLOCK) } catch {
+      throw SystemError("open", path: path, error)
+    }
+    try self.init(adopting: node, path: path, udev: udev)
   }
 
-  /// Takes over `fd`, an event node opened `O_RDONLY|O_NONBLOCK` (closed on failure):
-  /// what `init(path:udev:)` does after its open(). Events already queued on `fd` predate
+  /// Takes over `node`, an event node opened `O_RDONLY|O_NONBLOCK` (closed on failure):
+  /// what `init(path:udev:)` does after its open(). Events already queued on it predate
   /// the device's state snapshot and are not read.
-  public convenience init(adopting fd: Int32, path: String, udev: DeviceIdentity? = nil)
-    throws(SystemError)
-  {
+  public convenience init(
+    adopting node: consuming OwnedDescriptor, path: String, udev: DeviceIdentity? = nil
+  ) throws(SystemError) {
+    let fd = node.fd.rawValue
     // Before libevdev reads the state: switching the clock flushes the kernel's queue.
     // When that queue was not empty (an event came between open() and the switch, e.g. a
     // held key's autorepeat) the kernel queues a SYN_DROPPED stamped no later than now,
@@ -59,8 +62,7 @@ public final class EvdevDevice {
     var device: OpaquePointer?
     let rc = libevdev_new_from_fd(fd, &device)
     guard rc == 0, let device else {
-      _ = Glibc.close(fd)
-      throw SystemError("libevdev_new_from_fd", path: path, Errno(-rc))
+      throw SystemError("libevdev_new_from_fd", path: path, Errno(-rc))  // `node` closes
     }
     var identity = udev
     if identity == nil {
@@ -68,7 +70,7 @@ public final class EvdevDevice {
       identity = DeviceIdentity(devnode: path, syspath: sysfsPath(ofCharacterDevice: fd) ?? "")
     }
     self.init(
-      path: path, source: LibevdevSource(fd: fd, device: device), udev: identity,
+      path: path, source: LibevdevSource(node, device: device), udev: identity,
       staleDropsBefore: staleDropsBefore)
   }
 
@@ -77,9 +79,10 @@ public final class EvdevDevice {
   /// an evdev node with these keys, these keys down at open, and this identity. It takes
   /// ownership of `fd`.
   public convenience init(
-    simulating identity: DeviceIdentity, keys: [KeyCode], keysDown: [KeyCode] = [], fd: Int32
+    simulating identity: DeviceIdentity, keys: [KeyCode], keysDown: [KeyCode] = [],
+    fd: consuming OwnedDescriptor
   ) {
-    let source = RecordPipeSource(fd: fd, identity: identity, keys: keys, keysDown: keysDown)
+    let source = RecordPipeSource(fd, identity: identity, keys: keys, keysDown: keysDown)
     self.init(path: identity.devnode, source: source, udev: identity)
   }
 

@@ -26,10 +26,13 @@ protocol EvdevSource: AnyObject {
 /// A real evdev node through libevdev.
 final class LibevdevSource: EvdevSource {
   let fd: Int32
+  /// libevdev reads the node but does not own it: this does.
+  private var node: OwnedDescriptor
   private var device: OpaquePointer?
 
-  init(fd: Int32, device: OpaquePointer) {
-    self.fd = fd
+  init(_ node: consuming OwnedDescriptor, device: OpaquePointer) {
+    self.fd = node.fd.rawValue
+    self.node = node
     self.device = device
   }
 
@@ -67,8 +70,10 @@ final class LibevdevSource: EvdevSource {
     guard let device else { return }
     libevdev_free(device)
     self.device = nil
-    _ = Glibc.close(fd)
+    node.close()
   }
+
+  deinit { if let device { libevdev_free(device) } }
 }
 
 /// The test seam: raw `struct input_event` records read from a pipe, with the key state
@@ -83,13 +88,18 @@ final class RecordPipeSource: EvdevSource {
   private var down: Set<Int>
   private var buffer: [UInt8] = []
   private var pending: [input_event] = []
-  private var closed = false
+  private var pipe: OwnedDescriptor
   /// The key state the next resync finds (keys that changed in events the kernel
   /// dropped); nil: the state the records left.
   var keysAfterDrop: Set<Int>?
 
-  init(fd: Int32, identity: DeviceIdentity, keys: [KeyCode], keysDown: [KeyCode]) {
-    self.fd = fd
+  /// Takes ownership of `pipe`, a non-blocking read end.
+  init(
+    _ pipe: consuming OwnedDescriptor, identity: DeviceIdentity, keys: [KeyCode],
+    keysDown: [KeyCode]
+  ) {
+    self.fd = pipe.fd.rawValue
+    self.pipe = pipe
     name = identity.name
     phys = identity.phys
     ids = (identity.vendor, identity.product, identity.bustype)
@@ -102,7 +112,7 @@ final class RecordPipeSource: EvdevSource {
   func absoluteRange(_ code: Int) -> AxisRange? { nil }
 
   func next(sync: Bool, _ event: inout input_event) -> Int32 {
-    if closed { return -EBADF }
+    if !pipe.isOpen { return -EBADF }
     if sync {
       // The kernel's state after a drop, as EVIOCGKEY would report it.
       if let state = keysAfterDrop { down = state }
@@ -127,9 +137,5 @@ final class RecordPipeSource: EvdevSource {
 
   func grab(_ on: Bool) -> Int32 { -ENOTTY }
 
-  func close() {
-    guard !closed else { return }
-    closed = true
-    _ = Glibc.close(fd)
-  }
+  func close() { pipe.close() }
 }

@@ -180,6 +180,8 @@ private struct Fuzzer {
           #expect(announced > 0 && length == 0)
           timeouts += 1
         case .rejected: #expect(length == announced)
+        case .cardRead:
+          Issue.record("an entry machine announced a card read (only the session does)")
         }
         announced = length
       case .submit(let digits):

@@ -9,7 +9,7 @@ private func digits(_ values: [UInt8]) -> SecretDigits {
 
 private func at(_ seconds: Double) -> Instant { .seconds(1000 + seconds) }
 
-/// What `deliverWaiting` handed over: id, keypad and the code as text at that moment.
+/// What a delivery handed over: id, keypad and the code as text at that moment.
 private struct Sent: Equatable {
   var id: String
   var keypad: String
@@ -17,13 +17,15 @@ private struct Sent: Equatable {
 }
 
 extension AttemptBook {
-  /// Delivers what is waiting and records what each send saw.
+  /// Hands every attempt still holding digits to a client, as the Session does (the
+  /// code is read, then `markSent`), and records what each send saw.
   fileprivate mutating func deliver(verdictDeadline: Instant) -> [Sent] {
     var sent: [Sent] = []
-    deliverWaiting(verdictDeadline: verdictDeadline) { id, keypad, digits in
+    for attempt in attempts {
+      guard let digits = attempt.digits else { continue }
       let code = digits.withASCII { String(decoding: $0, as: UTF8.self) }
-      sent.append(Sent(id: id, keypad: keypad, code: code))
-      return true
+      sent.append(Sent(id: attempt.id, keypad: attempt.keypad, code: code))
+      markSent(id: attempt.id, verdictDeadline: verdictDeadline)
     }
     return sent
   }
@@ -36,7 +38,6 @@ struct AttemptBookTests {
     var book = AttemptBook(idPrefix: "p")
     let held = digits([4, 2])
     let id = book.add(keypad: "k", digits: held, deadline: at(5))
-    book.deliverWaiting(verdictDeadline: at(100)) { _, _, _ in false }
     #expect(held.count == 2)
     #expect(book.attempts.first?.delivered == false)
     #expect(book.attempts.first?.deadline == at(5))

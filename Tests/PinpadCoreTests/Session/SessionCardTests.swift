@@ -25,7 +25,7 @@ import Testing
   @Test("card+pin: a card, then the PIN, gives one code with both; both buffers wiped")
   func cardThenPin() {
     var s = Self.script(.cardPin)
-    #expect(s.run("clients=1 card:0012345678") == "")
+    #expect(s.run("clients=1 card:0012345678") == "entry(door,card_read,0)")
     #expect(s.session.cards["door"]?.held != nil)
     #expect(s.logged("card read, waiting for the PIN"))
     let trace = s.run("1 2 3 4 ENTER")
@@ -90,7 +90,7 @@ import Testing
     var s = Self.script(.cardPin)
     s.run("clients=1 card:1111 1 2")
     let first = s.session.cards["door"]!.held!
-    #expect(s.run("+3 card:2222") == "entry(door,cleared,0)")
+    #expect(s.run("+3 card:2222") == "entry(door,cleared,0) entry(door,card_read,0)")
     #expect(first.count == 0, "the first card was not wiped")
     #expect(s.logged("card replaced, waiting for the PIN"))
     // The new card has its full time again.
@@ -316,5 +316,86 @@ import Testing
     _ = slot.key(.numLock, value: 1, now: t)
     #expect(slot.readingCount == 1)
     #expect(slot.key(.kpEnter, value: 1, now: t) == .card)
+  }
+}
+
+/// Issue 24.4 and 24.5: what a card reader says, and its unplugging.
+extension SessionCardTests {
+  @Test("card+pin: a card taken gives entry card_read with length 0, after any cleared")
+  func cardReadEvent() {
+    var s = Self.script(.cardPin)
+    #expect(s.run("clients=1 card:0012345678") == "entry(door,card_read,0)")
+    s.run("1 2")
+    #expect(s.run("card:0098765432") == "entry(door,cleared,0) entry(door,card_read,0)")
+    for line in s.trace { #expect(!line.contains("0012345678") && !line.contains("0098765432")) }
+  }
+
+  @Test("card: card_read comes before the code it is submitted as")
+  func cardReadBeforeCode() {
+    var s = Self.script(.card)
+    #expect(
+      s.run("clients=1 card:42")
+        == "entry(door,card_read,0) notify(STATUS=Checking attempt ab-1) code(ab-1,door)")
+  }
+
+  @Test("no card_read for a read that is not a card, nor for a card a busy keypad refuses")
+  func noCardReadWhenRefused() {
+    var s = Self.script(.cardPin)
+    #expect(!s.run("clients=1 card:1 1 2 3 4 ENTER").isEmpty)
+    #expect(!s.run("card:2").contains("card_read"), "checking: refused")
+    #expect(!s.run("denied +1 rd:KP1 rd:A rd:ENTER").contains("card_read"))
+  }
+
+  @Test("keypad and card reader devices are announced with their role")
+  func deviceRoles() {
+    var s = Self.script(.cardPin)
+    #expect(
+      s.send(.deviceAdded(keypad: "door", path: "/dev/input/event5", role: .cardReader))
+        == "keypad(door,added,/dev/input/event5,card_reader)")
+    #expect(
+      s.send(.deviceAdded(keypad: "door", path: "/dev/input/event4"))
+        == "keypad(door,added,/dev/input/event4,keypad)")
+    #expect(s.logged("keypad door: /dev/input/event5 added (card reader)"))
+  }
+
+  @Test("card+pin: the reader unplugged wipes the held card and the PIN typed for it")
+  func readerUnplugWipesHeldCard() {
+    var s = Self.script(.cardPin)
+    s.run("clients=1 card:0012345678 1 2 end")
+    let held = s.session.cards["door"]!.held!
+    #expect(s.lastFrame?.prompt == ScreenText.cardReadPrompt)
+    #expect(
+      s.send(.deviceRemoved(keypad: "door", path: "/dev/input/event5", role: .cardReader))
+        == "keypad(door,removed,/dev/input/event5,card_reader) entry(door,cleared,0)")
+    #expect(held.count == 0, "the held card outlived its reader")
+    #expect(s.session.cards["door"]?.held == nil)
+    #expect(s.session.nextWakeup == nil, "no PinAfterCardSec deadline is left")
+    #expect(s.logged("keypad door: card reader removed, the held card is wiped"))
+    s.run("end")
+    #expect(s.lastFrame?.prompt == "Enter PIN")
+    // The rest of that PIN needs a card again; a card from the reader plugged back works.
+    #expect(s.run("3 4 ENTER") == "")
+    #expect(s.sent.isEmpty)
+    s.send(.deviceAdded(keypad: "door", path: "/dev/input/event6", role: .cardReader))
+    s.run("card:0055 5 6 7 8 ENTER")
+    #expect(s.sent.map(\.card) == ["0055"])
+    #expect(s.sent.map(\.digits) == ["5678"])
+  }
+
+  @Test("the reader unplugged mid-read drops the read; the keypad unplugged keeps the card")
+  func unplugMidReadAndKeypadUnplug() {
+    var s = Self.script(.cardPin)
+    s.run("clients=1 rd:KP1 rd:KP2")
+    #expect(
+      s.send(.deviceRemoved(keypad: "door", path: "/dev/input/event5", role: .cardReader))
+        == "keypad(door,removed,/dev/input/event5,card_reader)")
+    #expect(s.run("rd:KP3 rd:ENTER") == "entry(door,card_read,0)")
+    s.run("9 9 9 9 ENTER")
+    #expect(s.sent.map(\.card) == ["3"], "the digits before the unplug were dropped")
+    s.run("granted card:77")
+    #expect(
+      s.send(.deviceRemoved(keypad: "door", path: "/dev/input/event4"))
+        == "keypad(door,removed,/dev/input/event4,keypad)")
+    #expect(s.session.cards["door"]?.held != nil)
   }
 }

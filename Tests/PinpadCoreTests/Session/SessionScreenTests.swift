@@ -137,10 +137,10 @@ import Testing
     var s = SessionScript()
     #expect(
       s.send(.deviceAdded(keypad: "door", path: "/dev/input/event3"))
-        == "keypad(door,added,/dev/input/event3)")
+        == "keypad(door,added,/dev/input/event3,keypad)")
     #expect(
       s.send(.deviceRemoved(keypad: "door", path: "/dev/input/event3"))
-        == "keypad(door,removed,/dev/input/event3)")
+        == "keypad(door,removed,/dev/input/event3,keypad)")
     #expect(
       s.run("1 2 dropped")
         == "entry(default,started,1) entry(default,changed,2) entry(default,cleared,0)")

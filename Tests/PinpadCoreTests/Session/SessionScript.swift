@@ -189,7 +189,7 @@ struct SessionScript {
   }
 
   /// A protocol line in words: `entry(default,started,1)`, `verdict(ab-1,granted)`,
-  /// `lockout(default,30)`, `keypad(door,added,/dev/x)`, `error(reason)`, `status`.
+  /// `lockout(default,30)`, `keypad(door,added,/dev/x,keypad)`, `error(reason)`, `status`.
   static func words(_ line: String) -> String {
     guard let value = try? JSONValue.parse(line), let type = value["type"]?.stringValue else {
       return "?" + line
@@ -202,7 +202,7 @@ struct SessionScript {
     case "entry": return "entry(\(s("keypad")),\(s("event")),\(s("length")))"
     case "verdict": return "verdict(\(s("id")),\(s("result")))"
     case "lockout": return "lockout(\(s("keypad")),\(s("seconds")))"
-    case "keypad": return "keypad(\(s("keypad")),\(s("event")),\(s("device")))"
+    case "keypad": return "keypad(\(s("keypad")),\(s("event")),\(s("device")),\(s("role")))"
     case "error": return "error(\(s("reason")))"
     case "alarm": return "alarm(\(s("reason")),\(s("keypad")),\(s("id")))"
     default: return type

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import PinpadCore
+import PinpadSystem
 import Testing
 
 /// Helpers for tests that drive the real `pinpadd` and `pinpadctl` binaries over real
@@ -265,30 +266,22 @@ struct DaemonFailed: Error, CustomStringConvertible {
 }
 
 /// A raw client of the daemon's socket: bytes out, JSON lines in, every read bounded.
+///
+/// Its socket has one owner, which closes it once: a failed connect in `init` used to
+/// close the number there and again in `deinit`, and the second close hit whatever
+/// another test had opened under that number meanwhile (issue 19).
 final class TestClient {
-  let fd: Int32
+  private var socket: OwnedDescriptor
+  /// The socket's number (-1 once closed).
+  var fd: Int32 { socket.fd.rawValue }
   private var buffer: [UInt8] = []
   private(set) var closedByPeer = false
   var hello: [String: Any] = [:]
 
   init(path: String, expectHello: Bool = true) throws {
     _ = E2E.ignorePipes
-    fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { throw ClientError("socket: \(errno)") }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      for (i, b) in path.utf8.enumerated() where i < raw.count - 1 { raw[i] = b }
-    }
-    let result = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
-    guard result == 0 else {
-      let e = errno
-      Glibc.close(fd)
-      throw ClientError("connect \(path): \(String(cString: strerror(e)))")
+    do { socket = try UnixSocket.connect(path: path) } catch {
+      throw ClientError("connect \(path): \(error)")
     }
     if expectHello {
       guard let first = try next(timeout: 5) else { throw ClientError("no hello") }
@@ -296,14 +289,7 @@ final class TestClient {
     }
   }
 
-  deinit { close() }
-
-  private var isClosed = false
-  func close() {
-    guard !isClosed else { return }
-    isClosed = true
-    Glibc.close(fd)
-  }
+  func close() { socket.close() }
 
   /// Writes `text` (all of it, blocking); false when the daemon has gone.
   @discardableResult

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PinpadSystem
 import Testing
 
 /// A real Mosquitto broker on loopback, started by the test: a plain listener, and a
@@ -82,8 +83,8 @@ final class Broker {
   }
 
   static func freePort() -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
+    let owner = OwnedDescriptor(taking: socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0))
+    let fd = owner.fd.rawValue
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -101,8 +102,8 @@ final class Broker {
   }
 
   static func accepts(_ port: Int) -> Bool {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
+    let owner = OwnedDescriptor(taking: socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0))
+    let fd = owner.fd.rawValue
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")

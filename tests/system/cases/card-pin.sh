@@ -7,6 +7,13 @@
 # card and with another person's card, and grants a duress PIN with its card, after
 # which an `alarm` reaches `pinpadctl listen` and serve logs a warning with the name.
 # No digit of a PIN or card reaches either log.
+# Then (issue 24.5) the reader is unplugged while a card is held and a PIN half typed:
+# the listener gets the reader's `keypad` removed event ("role":"card_reader") and the
+# PIN's `cleared`; plugged back in, it is followed (added, grabbed) and a full card +
+# PIN on it gives a code with that PIN alone. Last, PinAfterCardSec (2 s after a
+# reload) runs out on a card with a half-typed PIN: a `timeout` event 2 s after the
+# `card_read` event, and the rest of the PIN gives no code. Card reads are waited for
+# on the `card_read` events, not in the debug log.
 # Every wait ends on an event (a log line, a message), with a deadline only against a
 # hang. Host side: card-pin.host.py types what the guest asks for, on the keyboard it
 # names.
@@ -112,10 +119,10 @@ attempt() {
   local reads t card
   t=$(rig_now)
   for card in ${4:-} "$2"; do
-    reads=$(grep -c "card read\|card replaced" "$log")
+    reads=$(grep -c '"event":"card_read"' "$events")
     # shellcheck disable=SC2046
     type_keys 2 $(qcodes "" "$card") ret
-    wait_for $((reads + 1)) "card read\|card replaced" "$log" "card read for attempt $1"
+    wait_for $((reads + 1)) '"event":"card_read"' "$events" "card_read event for attempt $1"
   done
   # shellcheck disable=SC2046
   type_keys 1 $(qcodes kp_ "$3") kp_enter
@@ -131,6 +138,69 @@ attempt 2 "$stranger_card" "$alice_pin"   # the right PIN, a card nobody has: de
 attempt 3 "$bob_card" "$alice_pin"        # the right PIN with another person's card: denied
 attempt 4 "$bob_card" "$bob_duress"       # bob's duress PIN with his card: granted, alarm
 wait_for 1 '"type":"alarm"' "$events" "alarm after the duress code"
+grep '"event":"card_read"' "$events" | grep -qvx '{"type":"entry","keypad":"door","event":"card_read","length":0}' &&
+  rig_fail "a card_read event is not exactly the one of SPEC 4.2"
+[ "$(grep -c '"event":"card_read"' "$events")" = 5 ] || rig_fail "not one card_read event for each of 5 cards"
+
+# --- the reader unplugged during card + PIN, and plugged back in (issue 24.5) -----------
+# count PATTERN: the lines of the events that match.
+count() { grep -c -- "$1" "$events"; }
+reads=$(count '"event":"card_read"')
+# shellcheck disable=SC2046
+type_keys 2 $(qcodes "" "$alice_card") ret
+wait_for $((reads + 1)) '"event":"card_read"' "$events" "card_read before the unplug"
+changed=$(count '"event":"changed","length":2')
+type_keys 1 kp_9 kp_9
+wait_for $((changed + 1)) '"event":"changed","length":2' "$events" "two PIN digits before the unplug"
+t0=$(rig_now)
+cleared=$(count '"event":"cleared"')
+type_keys unplug 2
+wait_for 1 "\"type\":\"keypad\",\"keypad\":\"door\",\"event\":\"removed\",\"device\":\"$reader\",\"role\":\"card_reader\"" \
+  "$events" "the reader's removed event"
+rig_measure reader_unplug_to_removed "$t0"
+wait_for $((cleared + 1)) '"event":"cleared"' "$events" "the half-typed PIN wiped with the held card"
+grep -q "keypad door: card reader removed, the held card is wiped" "$log" || rig_fail "no log of the wiped card"
+t0=$(rig_now)
+grabs=$(grep -c "card reader: .* grabbed" "$log")
+type_keys plug 2
+wait_for 1 '"type":"keypad","keypad":"door","event":"added",.*"role":"card_reader"' "$events" "the reader plugged back in"
+rig_measure reader_replug_to_added "$t0"
+reader2=$(sed -n 's/.*"event":"added","device":"\([^"]*\)","role":"card_reader".*/\1/p' "$events" | tail -1)
+wait_for $((grabs + 1)) "card reader: $reader2 grabbed" "$log" "grab of the reader plugged back in"
+codes_before=$(count '"type":"code"')
+attempt $((codes_before + 1)) "$alice_card" "$alice_pin"
+replug_code=$(grep '"type":"code"' "$events" | tail -1)
+case $replug_code in
+*"\"code\":\"$alice_pin\",\"card\":\"$alice_card\""*) ;;
+*) rig_fail "the code after the replug is not alice's PIN alone with her card" ;;
+esac
+replug_id=$(sed -n 's/.*"id":"\([^"]*\)".*/\1/p' <<<"$replug_code")
+grep '"type":"verdict"' "$events" | grep -q "\"id\":\"$replug_id\",\"result\":\"granted\"" ||
+  rig_fail "alice's card + PIN on the reader plugged back in was not granted"
+
+# --- PinAfterCardSec runs out (issue 24.5) ------------------------------------------------
+sed -i 's/^PinAfterCardSec=.*/PinAfterCardSec=2/' $run/pinpadd.conf
+kill -HUP $daemon
+wait_for 1 "configuration reloaded" "$log" "the reload to PinAfterCardSec=2"
+reads=$(count '"event":"card_read"')
+timeouts=$(count '"event":"timeout"')
+# shellcheck disable=SC2046
+type_keys 2 $(qcodes "" "$bob_card") ret
+wait_for $((reads + 1)) '"event":"card_read"' "$events" "card_read before the timeout"
+t0=$(rig_now)
+type_keys 1 kp_8 kp_6
+wait_for $((timeouts + 1)) '"keypad":"door","event":"timeout","length":0' "$events" "PinAfterCardSec's timeout"
+waited=$(awk -v a="$t0" -v b="$(rig_now)" 'BEGIN { printf "%.2f", b - a }')
+rig_log "card_read to timeout: ${waited} s (PinAfterCardSec=2)"
+awk -v w="$waited" 'BEGIN { exit !(w >= 1.5 && w < 15) }' || rig_fail "the card timed out after $waited s, not about 2"
+grep -q "keypad door: card wiped, no PIN within 2 s" "$log" || rig_fail "no log of the card's timeout"
+codes_before=$(count '"type":"code"')
+enters=$(grep -c "keypad door: KEY_KPENTER pressed" "$log")
+type_keys 1 kp_4 kp_2 kp_enter
+wait_for $((enters + 1)) "keypad door: KEY_KPENTER pressed" "$log" "the rest of the PIN read"
+sleep 0.5   # a code, were one sent, would be on its way well within this
+[ "$(count '"type":"code"')" = "$codes_before" ] || rig_fail "a PIN after the card's timeout was sent"
+
 kill $server $listener
 wait $server $listener 2>/dev/null
 cat "$events"
@@ -150,7 +220,7 @@ def check(condition, text):
     if not condition:
         print("python: " + text)
         ok = False
-check(len(codes) == 4, "%d code messages for 4 card + PIN attempts" % len(codes))
+check(len(codes) == 5, "%d code messages for 5 card + PIN attempts" % len(codes))
 for n, (m, (pin, card), result) in enumerate(zip(codes, expected, results), 1):
     check(m.get("keypad") == "door", "attempt %d: keypad %r" % (n, m.get("keypad")))
     check(m.get("code") == pin, "attempt %d: the code is not the PIN typed" % n)

@@ -47,6 +47,20 @@ id pinpadd-serve || rig_fail "no user pinpadd-serve"
 id -nG pinpadd-serve | tr ' ' '\n' | grep -qx pinpadd || rig_fail "pinpadd-serve is not in group pinpadd"
 [ "$(stat -c %U:%G:%a /etc/pinpadd/codes)" = root:pinpadd-serve:640 ] ||
   rig_fail "/etc/pinpadd/codes is $(stat -c %U:%G:%a /etc/pinpadd/codes)"
+# Issue 24.8: the daemon reads tagged devices only; 24.2: the fleet controller's user,
+# in no group of the daemon's, and its folder with an empty codes file and a key.
+id -nG pinpadd | tr ' ' '\n' | grep -qx input && rig_fail "pinpadd is in group input"
+[ "$(id -nG pinpadd-controller)" = pinpadd-controller ] ||
+  rig_fail "pinpadd-controller is in groups $(id -nG pinpadd-controller)"
+[ "$(stat -c %U:%G:%a /etc/pinpadd/controller)" = root:pinpadd-controller:750 ] ||
+  rig_fail "/etc/pinpadd/controller is $(stat -c %U:%G:%a /etc/pinpadd/controller)"
+for f in codes codes.key; do
+  [ "$(stat -c %U:%G:%a /etc/pinpadd/controller/$f)" = root:pinpadd-controller:640 ] ||
+    rig_fail "/etc/pinpadd/controller/$f is $(stat -c %U:%G:%a /etc/pinpadd/controller/$f)"
+done
+grep -qxE '[0-9a-f]{64}' /etc/pinpadd/controller/codes.key || rig_fail "codes.key holds no key"
+[ "$(systemctl is-enabled pinpadd-controller.service)" = disabled ] ||
+  rig_fail "pinpadd-controller is $(systemctl is-enabled pinpadd-controller.service)"
 systemctl status --no-pager pinpadd.socket || rig_fail "systemctl status pinpadd.socket"
 [ "$(systemctl is-enabled pinpadd.socket)" = enabled ] || rig_fail "pinpadd.socket not enabled"
 [ "$(systemctl is-active pinpadd.socket)" = active ] || rig_fail "pinpadd.socket not active"
@@ -148,7 +162,7 @@ fi
 t0=$(rig_now)
 dpkg --purge pinpadd || rig_fail "dpkg --purge pinpadd"
 rig_measure purge "$t0"
-for unit in pinpadd.socket pinpadd.service pinpadd-serve.service; do
+for unit in pinpadd.socket pinpadd.service pinpadd-serve.service pinpadd-controller.service; do
   [ "$(prop $unit ActiveState)" = inactive ] || rig_fail "$unit is $(prop $unit ActiveState) after the purge"
   [ "$(prop $unit LoadState)" = not-found ] || rig_fail "$unit is $(prop $unit LoadState) after the purge"
 done

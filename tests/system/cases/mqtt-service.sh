@@ -6,6 +6,13 @@
 # allows it by its primary group pinpadd), publishes online, hangs up on the daemon
 # when the broker is killed and comes back when it returns; the journal holds its
 # lines; systemd-analyze security scores the running unit <= 2.0.
+# Then the fleet controller, pinpadd-controller.service, under systemd against that
+# bridge: its own user in no group of the daemon's, its folder as the package makes it,
+# the daemon's socket out of its reach; a PIN typed over QMP on the USB keyboard (keypad
+# "door" by the documented site rule: the daemon is not in group input) goes daemon ->
+# bridge -> broker -> controller and back, granted for alice's PIN, denied for another;
+# the journal has alice's name, no digit; its exposure is <= 2.0 too.
+# Host side: mqtt-service.host.py types the PINs.
 . "$RIG_LIB/guest.sh"
 
 if [ "${1:-}" = setup ]; then
@@ -20,6 +27,8 @@ Broker=mqtt://127.0.0.1:1883
 Topic=pinpadd/guest
 EOF2
   chmod 0644 /etc/pinpadd/pinpadd.conf
+  sed -n 's/^#   \(SUBSYSTEM==.*PINPADD_KEYPAD.*\)$/\1/p' udev-rules/70-pinpadd.rules |
+    sed 's/"1234"/"0627"/; s/"5678"/"0001"/' >/etc/udev/rules.d/69-pinpadd-local.rules
   exit 0
 fi
 
@@ -75,6 +84,76 @@ done
 broker
 status_is online
 [ "$(clients)" = 2 ] || rig_fail "the bridge did not reconnect to the daemon"
+
+# --- the fleet controller under systemd, against the bridge (issue 24.2) ---------------
+cdir=/etc/pinpadd/controller
+id -nG pinpadd-controller | grep -qx pinpadd-controller || rig_fail "pinpadd-controller: groups $(id -nG pinpadd-controller)"
+[ "$(systemctl is-enabled pinpadd-controller.service)" = disabled ] || rig_fail "the controller is enabled"
+# What the package's postinst makes (make install does not run it), then the README's
+# steps: the [MQTT] login and a person.
+install -d -m 0750 -o root -g pinpadd-controller $cdir
+install -m 0640 -o root -g pinpadd-controller /dev/null $cdir/codes
+install -m 0640 -o root -g pinpadd-controller /dev/null $cdir/codes.key
+od -An -N32 -tx1 /dev/urandom | tr -d ' \n' >$cdir/codes.key
+echo >>$cdir/codes.key
+printf '[MQTT]\nBroker=mqtt://127.0.0.1:1883\n' >$cdir/controller.conf
+chgrp pinpadd-controller $cdir/controller.conf
+chmod 0640 $cdir/controller.conf
+printf '1234\n1234\n' | pinpadctl hash alice --key $cdir/codes.key --config /dev/null >>$cdir/codes ||
+  rig_fail "pinpadctl hash alice"
+grep -q '^alice:.*tag=' $cdir/codes || rig_fail "hash wrote no tagged line"
+start=$(rig_now)
+systemctl start pinpadd-controller.service || { systemctl status --no-pager pinpadd-controller; rig_fail "start the controller"; }
+cpid=$(prop pinpadd-controller MainPID)
+[ "$cpid" -gt 0 ] || rig_fail "no controller MainPID"
+grep -E '^(Uid|Gid|Groups):' /proc/"$cpid"/status
+[ "$(stat -c %U /proc/"$cpid")" = pinpadd-controller ] || rig_fail "the controller runs as $(stat -c %U /proc/"$cpid")"
+groups=$(awk '/^Groups:/ { $1 = ""; print }' /proc/"$cpid"/status | tr -d ' ')
+[ -z "$groups" ] || [ "$groups" = "$(getent group pinpadd-controller | cut -d: -f3)" ] ||
+  rig_fail "the controller holds supplementary groups $groups"
+nsenter --target "$cpid" --mount -- stat /run/pinpadd/pinpadd.sock >/dev/null 2>&1 &&
+  rig_fail "the controller can reach the daemon's socket"
+deadline=$(($(date +%s) + 30))
+until journalctl -b -u pinpadd-controller -o cat | grep -q "connected to"; do
+  [ "$(date +%s)" -ge "$deadline" ] && { journalctl -b -u pinpadd-controller --no-pager; rig_fail "the controller did not connect"; }
+  sleep 0.2
+done
+rig_measure controller_connected "$start"
+events=$RIG_SCRATCH/events.txt
+pinpadctl listen >"$events" &
+listener=$!
+until [ "$(clients)" = 3 ]; do  # the bridge, this listener, and clients()'s own status
+  kill -0 $listener 2>/dev/null || rig_fail "pinpadctl listen ended"
+  sleep 0.2
+done
+verdict_is() {  # verdict_is RESULT N: the Nth verdict event is RESULT, within 60 s
+  local deadline=$(($(date +%s) + 60))
+  until [ "$(grep -c '"type":"verdict"' "$events")" -ge "$2" ]; do
+    [ "$(date +%s)" -ge "$deadline" ] && {
+      cat "$events"; journalctl -b -u pinpadd-controller -u pinpadd-mqtt -u pinpadd --no-pager | tail -40
+      rig_fail "no verdict $2"; }
+    sleep 0.05
+  done
+  grep '"type":"verdict"' "$events" | sed -n "$2p" | grep -q "\"result\":\"$1\"" ||
+    { cat "$events"; rig_fail "verdict $2 is not $1"; }
+}
+t0=$(rig_now)
+rig_signal ready                      # host: 1 2 3 4 KP Enter on the USB keyboard
+verdict_is granted 1
+rig_measure typed_to_fleet_verdict "$t0"
+grep '"type":"code"' "$events" | grep -q '"keypad":"door"' || rig_fail "the code is not from keypad door"
+rig_signal wrong                      # host: 9 9 9 9 KP Enter
+verdict_is denied 2
+kill $listener
+cat "$events"
+journalctl -b -u pinpadd-controller --no-pager -o cat | tee "$RIG_SCRATCH/controller-journal.txt"
+grep -q 'alice' "$RIG_SCRATCH/controller-journal.txt" || rig_fail "the grant does not name alice"
+grep -qE '1234|9999' "$RIG_SCRATCH/controller-journal.txt" && rig_fail "a PIN in the controller's journal"
+security=$(systemd-analyze security --threshold=20 pinpadd-controller.service) || {
+  echo "$security"; rig_fail "controller exposure above 2.0"; }
+echo "$security" | tail -1
+systemctl stop pinpadd-controller
+[ "$(prop pinpadd-controller Result)" = success ] || rig_fail "controller Result=$(prop pinpadd-controller Result)"
 
 journalctl -b -u pinpadd-mqtt --no-pager -o cat | tee "$RIG_SCRATCH/bridge-journal.txt"
 grep -q "lost the connection" "$RIG_SCRATCH/bridge-journal.txt" || rig_fail "no loss in the journal"

@@ -141,7 +141,7 @@ case "watch" where args.count >= 4:
     guard fd >= 0 else { fatalError("open \(args[2]): errno \(errno)") }
     say("raw-opened")
     while access(late, F_OK) != 0 { usleep(20_000) }
-    device = try EvdevDevice(adopting: fd, path: args[2])
+    device = try EvdevDevice(adopting: OwnedDescriptor(taking: fd), path: args[2])
   } else {
     device = try EvdevDevice(path: args[2])
   }
