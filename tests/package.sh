@@ -2,10 +2,11 @@
 # Checks the Debian package that `make deb` built, file by file (run by `make test`):
 #  * its files (dpkg-deb -c): exactly the list below plus every unit in systemd/, with
 #    their modes; the binaries stripped, without RUNPATH/RPATH, linked with -z now,
-#    needing only Debian's libraries, and running with /opt/swift hidden (a tmpfs over
-#    it, in a mount namespace of their own);
+#    needing only Debian's libraries, and running with every Swift toolchain hidden
+#    (a tmpfs over /opt/swift, /opt/swift-arm64 and /usr/libexec/swift, in a mount
+#    namespace of their own);
 #  * control fields: version = debian/changelog = the programs' own version, the
-#    architecture of this machine, Depends from dpkg-shlibdeps (libudev1, libevdev2,
+#    architecture of this machine (or DEB_HOST_ARCH's, for a cross-built package), Depends from dpkg-shlibdeps (libudev1, libevdev2,
 #    libcrypt1 ...) plus sysusers, nothing from a Swift toolchain;
 #  * conffiles: /etc/pinpadd/pinpadd.conf only; it sets nothing (every key commented)
 #    and lists every key `pinpadd --check-config` knows, with its default;
@@ -15,13 +16,17 @@
 #    socket enabled and started, the services neither, udev reloaded and input devices
 #    triggered, purge removes the state and codes file;
 #  * the units as installed: no @PLACEHOLDER@ left, ExecStart= paths in the package;
-#  * README's "Install on a device" commands all appear in the clean-system case;
+#  * README's "Install on a device" commands all appear in the clean-system case, which
+#    clean-system-debian13 and clean-system-arm64 run too;
 #  * the licence: LICENSE is the Apache License 2.0 text, /usr/share/doc/pinpadd/copyright
 #    is debian/copyright in DEP-5 form (Format:, a Files: * paragraph under Apache-2.0,
 #    a licence text for every licence a Files: paragraph names), Package.swift and the C
 #    shim carry SPDX-License-Identifier: Apache-2.0;
 #  * lintian (when installed): no error (warnings are printed).
 # What the package does on a real system is the QEMU case clean-system.
+# A cross-built arm64 package is checked in the Debian 13 build root, where its programs
+# run under qemu-user-static (binfmt) with the arm64 libraries installed multiarch:
+#   tools/debian13.sh env DEB_HOST_ARCH=arm64 tests/package.sh pinpadd_VERSION_arm64.deb
 # Usage: tests/package.sh PINPADD_DEB
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,6 +38,10 @@ failures=0
 fail() { echo "package: FAIL: $*" >&2; failures=$((failures + 1)); }
 pass() { echo "package: ok: $*"; }
 
+# Units and rules: /lib in a package built on Debian 12, /usr/lib in one built on 13
+# (merged /usr; the Makefile's LIBDIR). The check runs where the package was built.
+libdir=lib
+[[ $(cut -d. -f1 /etc/debian_version 2>/dev/null) -ge 13 ]] 2>/dev/null && libdir=usr/lib
 dpkg-deb -x "$deb" "$work/root"
 dpkg-deb -e "$deb" "$work/control"
 field() { dpkg-deb -f "$deb" "$1"; }
@@ -41,7 +50,7 @@ field() { dpkg-deb -f "$deb" "$1"; }
 expected=(
   "drwxr-xr-x ./etc/pinpadd/"
   "-rw-r--r-- ./etc/pinpadd/pinpadd.conf"
-  "-rw-r--r-- ./lib/udev/rules.d/70-pinpadd.rules"
+  "-rw-r--r-- ./$libdir/udev/rules.d/70-pinpadd.rules"
   "-rwxr-xr-x ./usr/bin/pinpadctl"
   "-rwxr-xr-x ./usr/sbin/pinpadd"
   "-rw-r--r-- ./usr/lib/sysusers.d/pinpadd.conf"
@@ -50,12 +59,12 @@ expected=(
   "-rw-r--r-- ./usr/share/man/man1/pinpadctl.1.gz"
   "-rw-r--r-- ./usr/share/man/man5/pinpadd.conf.5.gz"
   "-rw-r--r-- ./usr/share/man/man8/pinpadd.8.gz"
-  "-rw-r--r-- ./lib/systemd/system/pinpadd.service"
-  "-rw-r--r-- ./lib/systemd/system/pinpadd.socket"
-  "-rw-r--r-- ./lib/systemd/system/pinpadd-serve.service"
+  "-rw-r--r-- ./$libdir/systemd/system/pinpadd.service"
+  "-rw-r--r-- ./$libdir/systemd/system/pinpadd.socket"
+  "-rw-r--r-- ./$libdir/systemd/system/pinpadd-serve.service"
 )
 for unit in "$src"/systemd/*.service "$src"/systemd/*.socket; do
-  expected+=("-rw-r--r-- ./lib/systemd/system/$(basename "$unit")")
+  expected+=("-rw-r--r-- ./$libdir/systemd/system/$(basename "$unit")")
 done
 # Every file and folder is root-owned; folders are the parents of the files above.
 dpkg-deb -c "$deb" | awk '{ print $1, $2, $6 }' >"$work/listing"
@@ -94,17 +103,20 @@ for bin in usr/sbin/pinpadd usr/bin/pinpadctl; do
 done
 pass "binaries: stripped, no RUNPATH, BIND_NOW, needs only $(echo $needed | tr ' ' ',')"
 
-# The programs run without the toolchain: a tmpfs hides /opt/swift (when it exists).
+# The programs run without the toolchain: a tmpfs hides every Swift toolchain there is
+# (swift.org's /opt/swift, Debian 13's /usr/libexec/swift, the arm64 runtime).
 hide='true'
-[[ -d /opt/swift ]] && hide='mount -t tmpfs none /opt/swift'
-version_out=$(unshare -m sh -c "$hide && ls /opt/swift/usr/lib 2>/dev/null | wc -l && '$work/root/usr/sbin/pinpadd' --version" 2>&1) ||
-  fail "pinpadd --version with /opt/swift hidden: $version_out"
+for toolchain in /opt/swift /opt/swift-arm64 /usr/libexec/swift; do
+  [[ -d $toolchain ]] && hide="$hide && mount -t tmpfs none $toolchain"
+done
+version_out=$(unshare -m sh -c "$hide && find /opt/swift /opt/swift-arm64 /usr/libexec/swift -mindepth 1 2>/dev/null | grep -c . ; '$work/root/usr/sbin/pinpadd' --version" 2>&1) ||
+  fail "pinpadd --version with the Swift toolchains hidden: $version_out"
 hidden_files=$(head -1 <<<"$version_out")
-[[ $hidden_files == 0 ]] || fail "/opt/swift was not hidden ($hidden_files entries under usr/lib)"
+[[ $hidden_files == 0 ]] || fail "a Swift toolchain was not hidden ($hidden_files entries)"
 daemon_version=$(tail -1 <<<"$version_out" | awk '{ print $NF }')
 help_out=$(unshare -m sh -c "$hide && '$work/root/usr/bin/pinpadctl' --help" 2>&1) ||
-  fail "pinpadctl --help with /opt/swift hidden: $help_out"
-pass "programs run with /opt/swift hidden (pinpadd --version: $daemon_version)"
+  fail "pinpadctl --help with the Swift toolchains hidden: $help_out"
+pass "programs run with the Swift toolchains hidden (pinpadd --version: $daemon_version)"
 
 # --- control -------------------------------------------------------------------------
 source_version=$(sed -n 's/^public let pinpaddVersion = "\(.*\)"$/\1/p' "$src/Sources/PinpadDaemon/Support/Options.swift")
@@ -113,7 +125,8 @@ changelog_version=$(dpkg-parsechangelog -l "$src/debian/changelog" -S Version)
 [[ $(field Version) == "$changelog_version" ]] || fail "Version $(field Version), changelog $changelog_version"
 [[ $(field Version) == "$source_version" ]] || fail "Version $(field Version), Options.swift $source_version"
 [[ $daemon_version == "$source_version" ]] || fail "pinpadd --version says $daemon_version, not $source_version"
-[[ $(field Architecture) == $(dpkg --print-architecture) ]] || fail "Architecture: $(field Architecture)"
+arch=${DEB_HOST_ARCH:-$(dpkg --print-architecture)}
+[[ $(field Architecture) == "$arch" ]] || fail "Architecture: $(field Architecture), not $arch"
 [[ $(basename "$deb") == "pinpadd_$(field Version)_$(field Architecture).deb" ]] ||
   fail "file name $(basename "$deb") is not pinpadd_VERSION_ARCH.deb"
 depends=$(field Depends)
@@ -199,7 +212,7 @@ grep -qF "deb-systemd-invoke stop 'pinpadd.socket'" "$work/control/prerm" || fai
 pass "maintainer scripts: sysusers, enable + start of the socket only, udev reload + trigger, purge"
 
 # --- units as installed --------------------------------------------------------------
-for unit in "$work"/root/lib/systemd/system/*; do
+for unit in "$work"/root/$libdir/systemd/system/*; do
   grep -q '@[A-Z]*@' "$unit" && fail "$(basename "$unit") keeps a placeholder"
   for exe in $(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' "$unit"); do
     [[ -x $work/root$exe ]] || fail "$(basename "$unit"): ExecStart=$exe is not in the package"
@@ -216,7 +229,12 @@ commands=$(sed -n '/^## Install on a device/,/^### /p' "$src/README.md" | sed -n
 while IFS= read -r command; do
   grep -qF -- "$command" "$case_file" || fail "README command not run by clean-system: $command"
 done <<<"$commands"
-pass "README: $(wc -l <<<"$commands") install command lines, all run by the clean-system case"
+# ... on each system README names: Debian 13 amd64 and arm64 run clean-system's script.
+for other in clean-system-debian13 clean-system-arm64; do
+  grep -qx '# rig-same-as: clean-system' "$src/tests/system/cases/$other.sh" ||
+    fail "case $other does not run clean-system's commands"
+done
+pass "README: $(wc -l <<<"$commands") install command lines, all run by the clean-system cases (Debian 12, 13, arm64)"
 
 # --- licence -----------------------------------------------------------------------
 # The Apache License 2.0 as published (LICENSE-2.0.txt; Debian ships the same text).

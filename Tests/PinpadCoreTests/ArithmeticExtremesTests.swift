@@ -9,7 +9,7 @@ struct ArithmeticExtremesTests {
     let last = Instant(nanoseconds: .max)
     let first = Instant(nanoseconds: .min)
     #expect(last + .seconds(1) == last)
-    #expect(first - .seconds(1) == first)
+    #expect(first - Duration.seconds(1) == first)
     #expect((last - first).nanoseconds == .max)
     #expect((first - last).nanoseconds == .min)
     #expect(Instant(nanoseconds: 5) + .nanoseconds(Int64.max) == last)

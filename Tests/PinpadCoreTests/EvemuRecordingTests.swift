@@ -270,11 +270,10 @@ func malformedLinesAreErrorsWithTheirLineNumber(_ bad: BadRecording) {
       RecordedEvent(time: time, type: 0, code: 0, value: 0),
     ]
   }
-  let expected: [RecordedEvent] =
-    [RecordedEvent(time: .zero, type: 0, code: 0, value: 0)]
-    + key(500, kp1, 1) + key(550, kp1, 0)
-    + key(750, kp2, 1) + key(755, kp2, 0)  // held only half the 10 ms to the next key
-    + key(760, enter, 1) + key(810, enter, 0)
+  var expected = [RecordedEvent(time: .zero, type: 0, code: 0, value: 0)]
+  expected += key(500, kp1, 1) + key(550, kp1, 0)
+  expected += key(750, kp2, 1) + key(755, kp2, 0)  // held only half the 10 ms to the next key
+  expected += key(760, enter, 1) + key(810, enter, 0)
   #expect(events == expected)
 }
 

@@ -45,7 +45,9 @@ import Testing
     let result = try runProgram(E2E.pinpadd, ["--check-config", "--config", config])
     #expect(result.status == 78)
     #expect(result.stderr.hasPrefix(config + ":2: "), "\(result.stderr)")
-    #expect(!result.stderr.dropLast().unicodeScalars.contains { $0.value < 0x20 })
+    #expect(
+      !result.stderr.dropLast().unicodeScalars.contains { $0.value < 0x20 },
+      "\(result.stderr.debugDescription)")
     #expect(result.stderr.contains(#"\x07\x1b]0;t\x07\x1b[2J"#), "\(result.stderr)")
   }
 

@@ -16,7 +16,12 @@
 # host's systemd as PID 1 instead of running in a chroot with `# rig-boot: systemd`
 # (lib/boot-systemd.sh: the case runs once with argument `setup` before the boot), or
 # a clean Debian 12 root with `# rig-boot: clean` (lib/clean-root.sh: made with
-# mmdebstrap, cached; the case's `setup` runs in a chroot of it on the host).
+# mmdebstrap, cached; the case's `setup` runs in a chroot of it on the host);
+# `# rig-release: trixie` makes that root Debian 13, and `# rig-arch: arm64` makes it
+# arm64, booted with trixie's arm64 kernel under qemu-system-aarch64 -M virt (the kernel
+# and busybox come from the Debian 13 build root, tools/debian13-root.sh).
+# `# rig-same-as: NAME` runs case NAME's scripts (its .sh and .host.py) with this
+# file's rig lines, which come first; `# rig-timeout: SECONDS` overrides RIG_TIMEOUT.
 # `# rig-keyboards: N` (2..4) gives N USB keyboards kbdI on xHCI port I instead of one,
 # each bound to a display head of its own (bochs-display headI), so QMP
 # `input-send-event` with device=headI reaches keyboard I only (lib/qmp.py keyboard()).
@@ -30,7 +35,14 @@ cases=()
 for arg in "$@"; do
   case $arg in
     --list) for f in "$here"/cases/*.sh; do basename "$f" .sh; done; exit 0 ;;
-    all) for f in "$here"/cases/*.sh; do cases+=("$(basename "$f" .sh)"); done ;;
+    # A case with `# rig-not-in-all: REASON` runs only when named.
+    all) for f in "$here"/cases/*.sh; do
+      if grep -q '^# rig-not-in-all:' "$f"; then
+        echo "rig: not in all: $(basename "$f" .sh) ($(sed -n 's/^# rig-not-in-all: *//p' "$f"))"
+      else
+        cases+=("$(basename "$f" .sh)")
+      fi
+    done ;;
     -*) echo "usage: $0 NAME... | all | --list" >&2; exit 64 ;;
     *) cases+=("$arg") ;;
   esac
@@ -42,7 +54,11 @@ done
 
 ensure_packages() {
   local missing=() p
-  for p in qemu-system-x86 linux-image-amd64 busybox-static evemu-tools cpio python3 mmdebstrap; do
+  local arm64=() c
+  for c in "${cases[@]}"; do
+    grep -q '^# rig-arch: arm64' "$here/cases/$c.sh" && arm64=(qemu-system-arm qemu-user-static xz-utils)
+  done
+  for p in qemu-system-x86 linux-image-amd64 busybox-static evemu-tools cpio python3 mmdebstrap "${arm64[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
   done
   [[ ${#missing[@]} -eq 0 ]] && return
@@ -75,18 +91,63 @@ fi
 stamp "building evdev-probe"
 probe=$("$here/lib/build-probe.sh" "$cache/evdev-probe")
 
+# The kernel, initramfs and QEMU for an arm64 case (`# rig-arch: arm64`): trixie's
+# arm64 kernel package and busybox-static, downloaded into the Debian 13 build root by
+# tools/debian13-root.sh, unpacked once under .build/system-tests/arm64.
+arm64_kernel() {
+  local dir=$cache/arm64 debs=$root/.build/debian13/root/opt/debs
+  if [[ ! -f $dir/complete ]]; then
+    "$root/tools/debian13-root.sh" >&2
+    local image busybox
+    image=$(ls "$debs"/linux-image-*_arm64.deb 2>/dev/null | head -1)
+    busybox=$(ls "$debs"/busybox-static_*_arm64.deb 2>/dev/null | head -1)
+    if [[ -z $busybox ]]; then
+      "$root/tools/debian13.sh" sh -c 'cd /opt/debs && apt-get download -q busybox-static:arm64' >&2
+      busybox=$(ls "$debs"/busybox-static_*_arm64.deb | head -1)
+    fi
+    [[ -n $image ]] || { echo "rig: no arm64 kernel package in $debs" >&2; return 1; }
+    rm -rf "$dir" && mkdir -p "$dir"
+    dpkg-deb -x "$image" "$dir/kernel"
+    dpkg-deb -x "$busybox" "$dir/busybox"
+    local v
+    v=$(ls "$dir/kernel/lib/modules" 2>/dev/null || ls "$dir/kernel/usr/lib/modules")
+    [[ -d $dir/kernel/lib/modules ]] || { mkdir -p "$dir/kernel/lib" && ln -s ../usr/lib/modules "$dir/kernel/lib/modules"; }
+    depmod -b "$dir/kernel" "$v"
+    echo "$v" >"$dir/complete"
+  fi
+  local v
+  v=$(cat "$dir/complete")
+  arm64_vmlinuz=$dir/kernel/boot/vmlinuz-$v
+  arm64_initramfs=$cache/initramfs-arm64-$v.cpio.gz
+  if [[ ! -f $arm64_initramfs || $here/lib/build-initramfs.sh -nt $arm64_initramfs || $here/lib/init.sh -nt $arm64_initramfs ]]; then
+    stamp "building the arm64 initramfs for $v" >&2
+    RIG_MODULES_BASE=$dir/kernel RIG_BUSYBOX=$dir/busybox/usr/bin/busybox \
+      RIG_MODULES="virtio_pci 9pnet_virtio 9p overlay evdev xhci-pci usbhid hid-generic" \
+      "$here/lib/build-initramfs.sh" "$v" "$arm64_initramfs"
+  fi
+}
+
 run_case() {
   local name=$1 run scratch qemu_pid driver_pid="" rc driver_rc=0 extra=()
   run=$(mktemp -d /tmp/pinpadd-rig.XXXXXX)
   scratch=$run/scratch
   mkdir -m 0777 "$scratch"
-  cp "$here/cases/$name.sh" "$scratch/case.sh"
+  # `# rig-same-as: NAME`: NAME's scripts with this case's rig lines first.
+  local body=$name lines
+  body=$(sed -n 's/^# rig-same-as: *\([a-z0-9-]*\).*/\1/p' "$here/cases/$name.sh" | head -1)
+  body=${body:-$name}
+  lines=$(cat "$here/cases/$name.sh" "$here/cases/$body.sh")
+  cp "$here/cases/$body.sh" "$scratch/case.sh"
   cp "$probe" "$scratch/evdev-probe"
   # shellcheck disable=SC2207
-  extra=($(sed -n 's/^# rig-qemu: //p' "$here/cases/$name.sh"))
-  local boot keyboards i kbd=()
-  boot=$(sed -n 's/^# rig-boot: *\([a-z]*\).*/\1/p' "$here/cases/$name.sh" | head -1)
-  keyboards=$(sed -n 's/^# rig-keyboards: *\([0-9]*\).*/\1/p' "$here/cases/$name.sh" | head -1)
+  extra=($(sed -n 's/^# rig-qemu: //p' <<<"$lines"))
+  local boot keyboards i kbd=() release arch case_timeout
+  boot=$(sed -n 's/^# rig-boot: *\([a-z]*\).*/\1/p' <<<"$lines" | head -1)
+  keyboards=$(sed -n 's/^# rig-keyboards: *\([0-9]*\).*/\1/p' <<<"$lines" | head -1)
+  release=$(sed -n 's/^# rig-release: *\([a-z]*\).*/\1/p' <<<"$lines" | head -1)
+  arch=$(sed -n 's/^# rig-arch: *\([a-z0-9]*\).*/\1/p' <<<"$lines" | head -1)
+  case_timeout=$(sed -n 's/^# rig-timeout: *\([0-9]*\).*/\1/p' <<<"$lines" | head -1)
+  case_timeout=${case_timeout:-$timeout}
   if [[ -z $keyboards ]]; then
     kbd=(-device usb-kbd,id=kbd1,bus=xhci.0)
   elif [[ $keyboards -ge 2 && $keyboards -le 4 ]]; then
@@ -106,7 +167,8 @@ run_case() {
     # It needs root (mmdebstrap, chroot, files owned by root): sudo when not root.
     local sudo=()
     [[ $(id -u) -eq 0 ]] || sudo=(sudo)
-    if ! "${sudo[@]}" "$here/lib/clean-root.sh" "$run/root" "$scratch" "$root" >"$run/setup.log" 2>&1; then
+    if ! "${sudo[@]}" env RIG_RELEASE="${release:-bookworm}" RIG_ARCH="${arch:-amd64}" \
+      "$here/lib/clean-root.sh" "$run/root" "$scratch" "$root" >"$run/setup.log" 2>&1; then
       cat "$run/setup.log"
       stamp "case $name: clean root setup failed"
       "${sudo[@]}" rm -rf "$run"
@@ -116,25 +178,35 @@ run_case() {
     echo "clean_root_setup=$((SECONDS - t0))" >>"$scratch/timings"
     extra+=(-virtfs "local,path=$run/root,mount_tag=root,security_model=none,multidevs=remap")
   fi
+  local qemu=(qemu-system-x86_64 -accel tcg -m 1024 -smp 1) vmlinuz=/boot/vmlinuz-$kver
+  local rd=$initramfs console=ttyS0
+  if [[ $arch == arm64 ]]; then
+    # trixie's arm64 kernel on QEMU's virt board (TCG: each guest instruction emulated).
+    arm64_kernel || { rm -rf "$run"; return 1; }
+    qemu=(qemu-system-aarch64 -M virt -cpu cortex-a72 -accel tcg,thread=multi -smp 2 -m 1024)
+    vmlinuz=$arm64_vmlinuz rd=$arm64_initramfs console=ttyAMA0
+  fi
   stamp "case $name: booting (run folder $run)"
-  qemu-system-x86_64 -accel tcg -m 1024 -smp 1 -nographic -no-reboot \
-    -kernel "/boot/vmlinuz-$kver" -initrd "$initramfs" \
-    -append "console=ttyS0 loglevel=3 panic=-1 no_timer_check rig.scratch=$scratch rig.source=$root${boot:+ rig.boot=$boot}" \
+  "${qemu[@]}" -nographic -no-reboot \
+    -kernel "$vmlinuz" -initrd "$rd" \
+    -append "console=$console loglevel=3 panic=-1 no_timer_check rig.scratch=$scratch rig.source=$root${boot:+ rig.boot=$boot}" \
     -virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap \
     -virtfs "local,path=$scratch,mount_tag=scratch,security_model=none,multidevs=remap" \
     -device qemu-xhci,id=xhci "${kbd[@]}" \
     -qmp "unix:$run/qmp.sock,server=on,wait=off" \
     "${extra[@]}" </dev/null > >(tee "$run/console.log") 2>&1 &
   qemu_pid=$!
-  if [[ -f $here/cases/$name.host.py ]]; then
-    RIG_SCRATCH=$scratch RIG_QMP=$run/qmp.sock PYTHONPATH=$here/lib \
-      python3 "$here/cases/$name.host.py" &
+  local driver=$here/cases/$name.host.py
+  [[ -f $driver ]] || driver=$here/cases/$body.host.py
+  if [[ -f $driver ]]; then
+    RIG_SCRATCH=$scratch RIG_QMP=$run/qmp.sock RIG_TIMEOUT=$case_timeout PYTHONPATH=$here/lib \
+      python3 "$driver" &
     driver_pid=$!
   fi
   local waited=0
   while kill -0 "$qemu_pid" 2>/dev/null; do
-    if [[ $waited -ge $((timeout * 10)) ]]; then
-      stamp "case $name: timed out after ${timeout}s, stopping QEMU"
+    if [[ $waited -ge $((case_timeout * 10)) ]]; then
+      stamp "case $name: timed out after ${case_timeout}s, stopping QEMU"
       kill "$qemu_pid" 2>/dev/null || true
       break
     fi

@@ -50,8 +50,10 @@ public final class EventPoll {
     token: UInt64, events: Events
   )] {
     let count = buffer.count
-    let n = try buffer.withUnsafeMutableBufferPointer { (b) throws(Errno) -> Int32 in
-      try syscall { epoll_wait(fd.rawValue, b.baseAddress, Int32(count), timeoutMilliseconds) }
+    let n = try syscall {
+      buffer.withUnsafeMutableBufferPointer { b in
+        epoll_wait(fd.rawValue, b.baseAddress!, Int32(count), timeoutMilliseconds)
+      }
     }
     return (0..<Int(n)).map { (buffer[$0].data.u64, Events(rawValue: buffer[$0].events)) }
   }

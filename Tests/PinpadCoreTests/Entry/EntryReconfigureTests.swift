@@ -3,16 +3,24 @@ import Testing
 
 @Suite("Entry reload")
 struct EntryReconfigureTests {
-  @Test(
-    "an entry still valid under the new rules is kept",
-    arguments: [
-      EntryConfig.testing { $0.maxLength = 6 },
-      EntryConfig.testing { $0.maxLength = 3 },
-      EntryConfig.testing { $0.minLength = 6 },
-      EntryConfig.testing { $0.length = 4 },
-      EntryConfig.testing { $0.allowedDigits = digitSet("123") },
-      EntryConfig.testing { $0.mask = .digits },
-    ])
+  // The rules are built outside the @Test attributes: Swift 6.0.3 (Debian 13's
+  // swiftlang) crashes on closures inside a macro's arguments.
+  static let stillValid = [
+    EntryConfig.testing { $0.maxLength = 6 },
+    EntryConfig.testing { $0.maxLength = 3 },
+    EntryConfig.testing { $0.minLength = 6 },
+    EntryConfig.testing { $0.length = 4 },
+    EntryConfig.testing { $0.allowedDigits = digitSet("123") },
+    EntryConfig.testing { $0.mask = .digits },
+  ]
+  static let noLongerValid = [
+    EntryConfig.testing { $0.maxLength = 2 },
+    EntryConfig.testing { $0.length = 2 },
+    EntryConfig.testing { $0.length = 3 },
+    EntryConfig.testing { $0.allowedDigits = digitSet("12") },
+  ]
+
+  @Test("an entry still valid under the new rules is kept", arguments: stillValid)
   func keeps(_ rules: EntryConfig) {
     var script = EntryScript()
     script.run("1 2 3")
@@ -22,14 +30,7 @@ struct EntryReconfigureTests {
     #expect(script.machine.rules == rules)
   }
 
-  @Test(
-    "an entry no longer valid is wiped",
-    arguments: [
-      EntryConfig.testing { $0.maxLength = 2 },
-      EntryConfig.testing { $0.length = 2 },
-      EntryConfig.testing { $0.length = 3 },
-      EntryConfig.testing { $0.allowedDigits = digitSet("12") },
-    ])
+  @Test("an entry no longer valid is wiped", arguments: noLongerValid)
   func wipes(_ rules: EntryConfig) {
     var script = EntryScript()
     script.run("1 2 3")

@@ -169,7 +169,7 @@ struct EntryVerdictTests {
 
   @Test("a restored lock already over ends at the first input")
   func restoreExpiredLock() {
-    let until = EntryScript.start - .seconds(1)
+    let until: Instant = EntryScript.start - .seconds(1)
     var script = EntryScript(state: LockoutState(failures: 0, level: 1, lockedUntil: until))
     #expect(script.machine.phase == .locked(until: until))
     #expect(script.run("@0 KP1") == "started:1 screen")

@@ -1,15 +1,19 @@
 #!/bin/bash
-# Prepares a clean Debian 12 root for a case with `# rig-boot: clean` (run by run.sh on
+# Prepares a clean Debian root for a case with `# rig-boot: clean` (run by run.sh on
 # the host, as root, before QEMU starts):
-#  1. the root: `mmdebstrap --variant=minbase --include=systemd-sysv,udev bookworm`,
-#     made once and cached as a tarball in .build/system-tests (Debian's mirror is
-#     needed the first time), extracted into ROOT;
-#  2. the worktree's pinpadd_*.deb copied to ROOT/root, then `case.sh setup` run in a
+#  1. the root: `mmdebstrap --variant=minbase --include=systemd-sysv,udev RELEASE`
+#     (RIG_RELEASE: bookworm, the default, or trixie; RIG_ARCH: amd64, the default, or
+#     arm64, made through qemu-user-static's binfmt handler), made once and cached as a
+#     tarball in .build/system-tests (Debian's mirror is needed the first time),
+#     extracted into ROOT;
+#  2. the worktree's pinpadd_*_ARCH.deb copied to ROOT/root, then `case.sh setup` run in a
 #     chroot of ROOT (cwd /root; proc, sys, dev and resolv.conf from the host) inside a
 #     mount namespace of its own, so nothing stays mounted when it ends;
+#     (for arm64 the chroot's programs run under qemu-user-static);
 #  3. the boot: an empty fstab, a machine id, no getty, timers or first-boot prompts,
 #     and rig.target (basic.target + rig-case.service, which runs `case.sh` with its
-#     output on /dev/ttyS0, writes the result file and powers off).
+#     output on the serial console, /dev/ttyS0 or on arm64 /dev/ttyAMA0, writes the
+#     result file and powers off).
 # lib/boot-clean.sh (in the initramfs) then mounts ROOT over 9p and boots its systemd.
 # Usage: clean-root.sh ROOT SCRATCH WORKTREE
 set -euo pipefail
@@ -17,19 +21,39 @@ root=$1
 scratch=$2
 source=$3
 here=$(cd "$(dirname "$0")" && pwd)
+release=${RIG_RELEASE:-bookworm}
+arch=${RIG_ARCH:-amd64}
+case $arch in
+  amd64) console=ttyS0 ;;
+  arm64) console=ttyAMA0 ;;
+  *) echo "rig: RIG_ARCH must be amd64 or arm64, not $arch" >&2; exit 64 ;;
+esac
 [[ $(id -u) -eq 0 ]] || { echo "rig: a clean root needs root (mmdebstrap, chroot)" >&2; exit 69; }
 for tool in mmdebstrap unshare chroot; do
   command -v $tool >/dev/null || { echo "rig: $tool not found (apt-get install mmdebstrap)" >&2; exit 69; }
 done
-debs=("$source"/pinpadd_*.deb)
-[[ -f ${debs[0]} ]] || { echo "rig: no $source/pinpadd_*.deb (make deb)" >&2; exit 69; }
+debs=("$source"/pinpadd_*_"$arch".deb)
+[[ -f ${debs[0]} ]] || { echo "rig: no $source/pinpadd_*_$arch.deb (make deb${arch/amd64/})" >&2; exit 69; }
+if [[ $arch != $(dpkg --print-architecture) ]]; then
+  # Foreign programs (mmdebstrap's maintainer scripts, apt-get in the chroot) run under
+  # qemu-user-static; its binfmt handler is opened at registration (flag F), so it works
+  # inside the chroot too.
+  binfmt=/proc/sys/fs/binfmt_misc
+  [[ -f $binfmt/register ]] || mount -t binfmt_misc binfmt_misc $binfmt
+  if [[ ! -e $binfmt/qemu-aarch64 ]]; then
+    [[ -f /usr/lib/binfmt.d/qemu-aarch64.conf ]] ||
+      { echo "rig: no qemu-aarch64 binfmt (apt-get install qemu-user-static)" >&2; exit 69; }
+    cat /usr/lib/binfmt.d/qemu-aarch64.conf >$binfmt/register
+  fi
+fi
 
 cache=$source/.build/system-tests
-tarball=$cache/bookworm-minbase.tar
+tarball=$cache/$release-$arch-minbase.tar
 if [[ ! -f $tarball ]]; then
-  echo "rig: making the clean Debian 12 root (mmdebstrap, once)"
+  echo "rig: making the clean $release $arch root (mmdebstrap, once)"
   start=$(date +%s)
-  mmdebstrap --quiet --format=tar --variant=minbase --include=systemd-sysv,udev bookworm "$tarball.tmp"
+  mmdebstrap --quiet --format=tar --variant=minbase --architectures="$arch" \
+    --include=systemd-sysv,udev "$release" "$tarball.tmp"
   mv "$tarball.tmp" "$tarball"
   echo "rig: mmdebstrap took $(($(date +%s) - start)) s"
 fi
@@ -52,13 +76,17 @@ unshare -m --propagation private bash -euo pipefail -c '
 ' clean-root "$root" "$scratch"
 rm -f "$root/root/rig-case-setup.sh" "$root/etc/resolv.conf"
 
-# The boot.
+# The boot. (tmp.mount, Debian 13's tmpfs on /tmp, would hide the scratch share mounted
+# under /tmp before switch_root. /etc/.updated and /var/.updated newer than /usr: the
+# first boot skips ldconfig, the journal catalogue and the hwdb rebuild, minutes under
+# TCG, done by the packages' own scripts already.)
+touch "$root/etc/.updated" "$root/var/.updated"
 echo "# rig: nothing to mount" >"$root/etc/fstab"
 od -An -N16 -tx1 /dev/urandom | tr -d ' \n' >"$root/etc/machine-id"
 echo >>"$root/etc/machine-id"
-for unit in getty.target serial-getty@ttyS0.service systemd-firstboot.service timers.target \
+for unit in getty.target serial-getty@$console.service systemd-firstboot.service timers.target \
   apt-daily.timer apt-daily-upgrade.timer dpkg-db-backup.timer e2scrub_all.timer \
-  fstrim.timer systemd-tmpfiles-clean.timer systemd-update-utmp.service; do
+  fstrim.timer systemd-tmpfiles-clean.timer systemd-update-utmp.service tmp.mount; do
   ln -sf /dev/null "$root/etc/systemd/system/$unit"
 done
 mkdir -p "$scratch/lib"
@@ -93,11 +121,11 @@ EOT
 StandardInput=null
 StandardOutput=tty
 StandardError=inherit
-TTYPath=/dev/ttyS0
+TTYPath=/dev/@CONSOLE@
 TTYReset=no
 TTYVHangup=no
 EOT
-} >"$root/etc/systemd/system/rig-case.service"
+} | sed "s/@CONSOLE@/$console/" >"$root/etc/systemd/system/rig-case.service"
 cat >"$root/etc/systemd/system/rig.target" <<'EOT'
 [Unit]
 Description=rig: basic system plus the case
