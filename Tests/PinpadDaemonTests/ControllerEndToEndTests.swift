@@ -61,10 +61,11 @@ import Testing
       ["--socket", daemon.socket, "serve", "--state-dir", dir.file("state"), "--codes", codes])
     var verdicts: [String] = []
     for expected in ["0007", "1234"] {
-      let code = try #require(try watcher.waitFor("code", timeout: 5)).message
+      // Generous waits: a loaded machine starts the daemon and serve slowly.
+      let code = try #require(try watcher.waitFor("code", timeout: 15)).message
       #expect(code.string("code") == expected)
       let verdict = try #require(
-        try watcher.waitFor("verdict", timeout: 5) { $0.string("id") == code.string("id") })
+        try watcher.waitFor("verdict", timeout: 15) { $0.string("id") == code.string("id") })
       verdicts.append(verdict.message.string("result") ?? "")
     }
     #expect(verdicts == ["granted", "denied"])

@@ -20,12 +20,14 @@ import Testing
     let daemon = try RunningDaemon(
       config: "[Lockout]\nMaxFailures=2\nLockoutSec=1\n",
       recording: E2E.recording(
-        Self.codes.joined(separator: "\n|") + "\n", firstGap: 0.6, gap: 0.05, pause: 0.3,
+        // The pause after each code leaves time to answer its verdict first (keys typed
+        // while a code is being checked are refused), on a loaded machine too.
+        Self.codes.joined(separator: "\n|") + "\n", firstGap: 0.6, gap: 0.05, pause: 1.5,
         keypad: true))
     let client = try daemon.connect()
     var proc: [String] = []
     for (index, expected) in Self.codes.enumerated() {
-      let code = try #require(try client.waitFor("code", timeout: 5)).message
+      let code = try #require(try client.waitFor("code", timeout: 15)).message
       #expect(code.string("code") == expected)
       for name in ["environ", "cmdline"] {
         let data = FileManager.default.contents(atPath: "/proc/\(daemon.pid)/\(name)") ?? Data()
@@ -61,7 +63,7 @@ import Testing
     let card = CardReaderEndToEndTests.card
     let daemon = try CardReaderEndToEndTests.daemon(mode: "card+pin", pin: "1234\n")
     let client = try daemon.connect()
-    let code = try #require(try client.waitFor("code", timeout: 5)).message
+    let code = try #require(try client.waitFor("code", timeout: 15)).message
     #expect(code.string("card") == card)
     var proc: [String] = []
     for name in ["environ", "cmdline"] {
