@@ -32,6 +32,13 @@ public func fuzzSocketLine(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
       require(
         again == .success(.verdict(id: id, granted: granted, message: message, duress: duress)),
         "verdict round trip: \(written)")
+    case .success(.open(let door)):
+      // An accepted door name, written out again, is the same request.
+      let written = JSONValue.object([("type", .string("open")), ("door", .string(door))])
+        .serialized
+      require(
+        ClientRequest.parse(Array(written.utf8)) == .success(.open(door: door)),
+        "open round trip: \(written)")
     }
   }
   return 0
