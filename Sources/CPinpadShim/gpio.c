@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GPIO uAPI v2 calls of include/shim_gpio.h.
 #include "shim_gpio.h"
 

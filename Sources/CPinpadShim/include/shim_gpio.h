@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GPIO character device's uAPI v2 (linux/gpio.h, Linux 5.10+): its ioctl numbers are
 // _IOWR macros and its structs carry fixed arrays, so each call is one small C function.
 #pragma once
