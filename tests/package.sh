@@ -118,6 +118,34 @@ help_out=$(unshare -m sh -c "$hide && '$work/root/usr/bin/pinpadctl' --help" 2>&
   fail "pinpadctl --help with the Swift toolchains hidden: $help_out"
 pass "programs run with the Swift toolchains hidden (pinpadd --version: $daemon_version)"
 
+# sd_notify from the packaged (release) build: READY=1 reaches $NOTIFY_SOCKET. A static
+# initialised wrongly in release builds once sent it to descriptor 0, and the packaged
+# pinpadd.service stayed "activating" although the daemon had said it was ready.
+notify_dir=$(mktemp -d)
+printf 'E: 0.000000 0001 004f 0001\n' >"$notify_dir/r.evemu"
+notify_out=$(python3 - "$notify_dir" "$work/root/usr/sbin/pinpadd" <<'PY'
+import socket, subprocess, sys
+d, prog = sys.argv[1], sys.argv[2]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(d + "/notify")
+s.settimeout(20)
+p = subprocess.Popen(
+    [prog, "--config", "/dev/null", "--input", "replay:" + d + "/r.evemu", "--display",
+     "none", "--socket", d + "/s.sock", "--state-dir", "none"],
+    env={"NOTIFY_SOCKET": d + "/notify", "PATH": "/usr/bin:/bin"}, stdin=subprocess.DEVNULL,
+    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+try:
+    print(s.recv(4096).decode(errors="replace").split("\n")[0])
+except Exception as e:
+    print("nothing (%s)" % e)
+p.terminate()
+p.wait()
+PY
+)
+rm -rf "$notify_dir"
+[[ $notify_out == READY=1 ]] && pass "the packaged pinpadd says READY=1 on \$NOTIFY_SOCKET" ||
+  fail "the packaged pinpadd sent no READY=1 to NOTIFY_SOCKET (got: $notify_out)"
+
 # --- control -------------------------------------------------------------------------
 source_version=$(sed -n 's/^public let pinpaddVersion = "\(.*\)"$/\1/p' "$src/Sources/PinpadDaemon/Support/Options.swift")
 changelog_version=$(dpkg-parsechangelog -l "$src/debian/changelog" -S Version)

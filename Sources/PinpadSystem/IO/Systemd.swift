@@ -6,7 +6,14 @@ import Synchronization
 public enum Systemd {
   /// The datagram socket notifications are sent from: made for the first one and kept
   /// (the daemon sends two STATUS= lines per code), made again after a failed send.
-  private static let notifySocket = Mutex<OwnedDescriptor>(.none)
+  ///
+  /// Held in an object made at run time: a `Mutex<OwnedDescriptor>(.none)` static was
+  /// initialised statically in release builds (swift.org 6.3.1) with descriptor 0 instead
+  /// of -1, so the first READY=1 went to standard input and systemd never saw it.
+  private static let notifySocket = Mutex(NotifySocket())
+  private final class NotifySocket: @unchecked Sendable {
+    var owner = OwnedDescriptor.none
+  }
 
   /// Sends `state` ("READY=1", "WATCHDOG=1", "STOPPING=1", "STATUS=...") to
   /// $NOTIFY_SOCKET; does nothing when not run by systemd.
@@ -24,14 +31,14 @@ public enum Systemd {
     }
     let length = MemoryLayout<sa_family_t>.size + bytes.count + (abstract ? 1 : 0)
     let message = Array(state.utf8)
-    notifySocket.withLock { owner in
-      if !owner.isOpen {
-        owner.replace(
+    notifySocket.withLock { notify in
+      if !notify.owner.isOpen {
+        notify.owner.replace(
           with: OwnedDescriptor(
             taking: socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)))
-        guard owner.isOpen else { return }
+        guard notify.owner.isOpen else { return }
       }
-      let socket = owner.fd.rawValue
+      let socket = notify.owner.fd.rawValue
       let sent = withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { a in
           message.withUnsafeBytes {
@@ -39,7 +46,7 @@ public enum Systemd {
           }
         }
       }
-      if sent < 0 { owner.close() }
+      if sent < 0 { notify.owner.close() }
     }
   }
 
