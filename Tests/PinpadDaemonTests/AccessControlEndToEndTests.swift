@@ -9,27 +9,18 @@ import Testing
 /// may not send cards yet), and reads the verdicts.
 final class ProtocolServer {
   let path: String
-  private let listening: OwnedDescriptor
-  private var listener: Int32 { listening.fd.rawValue }
+  private let listening: OpenDescriptor
+  private var listener: Int32 { listening.fd }
   private var connection: OwnedDescriptor = .none
   private var client: Int32 { connection.fd.rawValue }
   private var buffer: [UInt8] = []
 
   init(path: String) throws {
     self.path = path
-    listening = OwnedDescriptor(taking: socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0))
-    let listener = listening.fd.rawValue
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      for (i, byte) in path.utf8.enumerated() { raw[i] = byte }
+    guard let bound = boundUnixSocket(path), Glibc.listen(bound.fd, 4) == 0 else {
+      throw ClientError("bind \(path)")
     }
-    let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
-    guard bound == 0, Glibc.listen(listener, 4) == 0 else { throw ClientError("bind \(path)") }
+    listening = bound
   }
 
   /// Waits for the client and greets it.
