@@ -28,6 +28,8 @@ let package = Package(
     .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
     .systemLibrary(
       name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+    .systemLibrary(
+      name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     .target(name: "CPinpadShim"),
 
     .target(name: "PinpadCore"),
@@ -41,7 +43,8 @@ let package = Package(
     // pinpadctl's commands: the controller, codes files, hashing and the MQTT bridge.
     // Its own module, so that pinpadd links neither libmosquitto nor libcrypt.
     .target(
-      name: "PinpadControl", dependencies: ["PinpadDaemon", "CLibcrypt", "CMosquitto"]),
+      name: "PinpadControl",
+      dependencies: ["PinpadDaemon", "CLibcrypt", "CMosquitto", "CSQLite"]),
     .executableTarget(name: "pinpadd", dependencies: ["PinpadDaemon"]),
     .executableTarget(name: "pinpadctl", dependencies: ["PinpadControl"]),
     // `make bench`'s frame timings; neither installed nor packaged.

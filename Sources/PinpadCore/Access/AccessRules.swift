@@ -142,8 +142,8 @@ public struct LocalZone: Sendable {
   }
 
   /// The moment the wall clock first shows `wall`. A time the clock skips (the spring
-  /// night's gap) is the moment just after the gap; one it shows twice (the autumn
-  /// night) is the first.
+  /// night's gap) is read with the offset before the change, as mktime(3) does (02:30
+  /// is 03:30 summer time); one it shows twice (the autumn night) is the first.
   public func epoch(_ wall: WallTime) -> Int64 {
     let asUTC = wall.secondsAsUTC
     let before = offset(asUTC - 86400)
@@ -152,7 +152,7 @@ public struct LocalZone: Sendable {
     for candidate in candidates where wallTime(candidate).time == wall {
       return candidate
     }
-    // In a gap: the offset before the change, which lands after the gap.
+    // In a gap: the offset before the change, which lands as far past the gap.
     return asUTC - before
   }
 }

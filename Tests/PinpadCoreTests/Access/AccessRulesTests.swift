@@ -54,7 +54,7 @@ import Testing
     let twice = WallTime(year: 2026, month: 10, day: 25, hour: 2, minute: 30)
     #expect(zone.epoch(twice) == Self.utc(2026, 10, 25, 0, 30))
     #expect(zone.wallTime(Self.utc(2026, 10, 25, 1, 30)).time == twice)
-    // A time the spring night skips is the moment after the gap.
+    // A time the spring night skips is read with the winter offset (03:30 CEST).
     let skipped = WallTime(year: 2026, month: 3, day: 29, hour: 2, minute: 30)
     #expect(zone.epoch(skipped) == Self.utc(2026, 3, 29, 1, 30))
     #expect(
@@ -217,5 +217,46 @@ import Testing
         "unknown", "expired", "not_yet_valid", "outside_hours", "used_up", "wrong_door",
         "disabled", "locked", "unavailable",
       ])
+  }
+}
+
+/// Which line decides a code, and its outcome (SPEC §9.4).
+@Suite struct AccessDecisionTests {
+  static let pin = CodesFileTests.pin
+
+  static func entries(_ lines: [String]) -> [CodesFile.Entry] {
+    CodesFile.parse(Array(lines.joined(separator: "\n").utf8), path: "codes").entries
+  }
+
+  @Test("lines that may grant now are checked first, each group in file order")
+  func openLinesFirst() {
+    let entries = Self.entries([
+      "a:\(Self.pin):doors=back", "b:\(Self.pin):until=1970-01-01", "c:\(Self.pin)",
+      "d:\(Self.pin):doors=front",
+    ])
+    let candidates = entries.indices.map { CodesLookup.Candidate(index: $0, checks: [.pin]) }
+    let ordered = AccessDecision.ordered(
+      candidates, entries: entries, at: 86400 * 365, zone: .utc, place: "front")
+    #expect(ordered.map(\.index) == [2, 3, 0, 1])
+  }
+
+  @Test("the outcome: unknown, a rule's reason, or a grant that spends a use")
+  func outcomes() {
+    let entries = Self.entries([
+      "guest:\(Self.pin):uses=1", "old:\(Self.pin):until=1970-01-02", "off:\(Self.pin):disabled",
+    ])
+    let at: Int64 = 86400 * 10
+    #expect(
+      AccessDecision.outcome(matched: nil, entries: entries, at: at, zone: .utc, place: "d")
+        == .deny(.unknown, index: nil))
+    #expect(
+      AccessDecision.outcome(matched: 0, entries: entries, at: at, zone: .utc, place: "d")
+        == .grant(index: 0, uses: 1))
+    #expect(
+      AccessDecision.outcome(matched: 1, entries: entries, at: at, zone: .utc, place: "d")
+        == .deny(.expired, index: 1))
+    #expect(
+      AccessDecision.outcome(matched: 2, entries: entries, at: at, zone: .utc, place: "d")
+        == .deny(.disabled, index: 2))
   }
 }
