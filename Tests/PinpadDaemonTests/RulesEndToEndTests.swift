@@ -157,6 +157,88 @@ import Testing
     }
   }
 
+  @Test func aFullDiskDeniesWithReasonUnavailableAndServeRecoversWhenSpaceIsBack() throws {
+    // serve's state directory is a 2 MiB tmpfs of its own mount namespace; the test
+    // fills and frees it through /proc/PID/root.
+    let dir = TempDir()
+    let state = dir.file("state")
+    mkdir(state, 0o700)
+    let codes = ControllerEndToEndTests.writeCodes(dir, try Self.hash(["ann"], "1357") + "\n")
+    let server = try ProtocolServer(path: dir.file("fake.sock"))
+    let serve = try RunningProcess(
+      "/usr/bin/unshare",
+      [
+        "-m", "sh", "-c",
+        "mount -t tmpfs -o size=2m,mode=0700 none \(state) && exec \(E2E.pinpadctl)"
+          + " --socket \(server.path) serve --state-dir \(state) --codes \(codes)",
+      ])
+    #expect(server.accept())
+    #expect(server.ask(id: "f0", code: "1357", card: nil)?["result"] as? String == "granted")
+    let filler = "/proc/\(serve.pid)/root\(state)/filler"
+    let fill = try runProgram("/bin/sh", ["-c", "cat /dev/zero > \(filler)"], input: "")
+    #expect(fill.stderr.contains("No space left"), "\(fill.stderr)")
+    for n in 1...3 {
+      let verdict = server.ask(id: "f\(n)", code: "1357", card: nil)
+      #expect(verdict?["result"] as? String == "denied", "\(String(describing: verdict))")
+      #expect(verdict?["reason"] as? String == "unavailable")
+    }
+    #expect(unlink(filler) == 0)
+    #expect(server.ask(id: "f4", code: "1357", card: nil)?["result"] as? String == "granted")
+    // The database vanishing is no silent grant either.
+    for file in ["access.db", "access.db-wal", "access.db-shm"] {
+      unlink("/proc/\(serve.pid)/root\(state)/\(file)")
+    }
+    let gone = server.ask(id: "f5", code: "1357", card: nil)
+    #expect(gone?["reason"] as? String == "unavailable", "\(String(describing: gone))")
+    serve.kill(SIGTERM)
+    let stderr = serve.stderr.wait()
+    let errors = stderr.split(separator: "\n").filter { $0.contains("error:") }
+    #expect(errors.count == 2, "one line when it starts, each time: \(stderr)")
+    #expect(stderr.contains("decisions are recorded again"), "\(stderr)")
+    #expect(!stderr.contains("1357"))
+  }
+
+  @Test func killedAtRandomDuringABurstServeLosesNoAnsweredVerdictAndCountsEveryUseOnce() throws {
+    let dir = TempDir()
+    let codes = ControllerEndToEndTests.writeCodes(
+      dir,
+      try Self.hash(["many", "--uses", "100000"], "2468") + "\n" + (try Self.hash(["x"], "1111"))
+        + "\n")
+    let server = try ProtocolServer(path: dir.file("fake.sock"))
+    var received: [String: String] = [:]
+    var sent = 0
+    for round in 0..<5 {
+      let serve = try Self.serve(server, dir, codes)
+      #expect(server.accept())
+      // A burst of 40 codes, mostly right; serve is killed while it answers them.
+      for n in 0..<40 {
+        let code = n % 4 == 3 ? "9999" : "2468"
+        server.send(
+          #"{"type":"code","id":"k\#(round)-\#(n)","keypad":"door","code":"\#(code)"}"#)
+        sent += 1
+      }
+      usleep(UInt32.random(in: 50_000...400_000))
+      serve.kill(SIGKILL)
+      while let verdict = server.nextRequest(timeout: 2) {
+        if let id = verdict["id"] as? String { received[id] = verdict["result"] as? String }
+      }
+    }
+    #expect(received.count > 0 && received.count < sent, "the kills fell inside the bursts")
+    let rows = Self.jsonLines(try Self.log(dir, ["--json"]))
+    var logged: [String: String] = [:]
+    for row in rows { logged[row["id"] as? String ?? ""] = row["result"] as? String }
+    #expect(rows.count == logged.count, "no decision is logged twice")
+    for (id, result) in received {
+      #expect(logged[id] == result, "\(id): answered \(result), logged \(logged[id] ?? "nothing")")
+    }
+    let spent = try runProgram(
+      "/usr/bin/sqlite3",
+      [dir.file("state") + "/access.db", "SELECT spent FROM uses WHERE person = 'many'"], input: "")
+    let grants = rows.filter { $0["result"] as? String == "granted" }.count
+    #expect(Int(spent.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) == grants)
+    #expect(grants >= received.values.filter { $0 == "granted" }.count)
+  }
+
   @Test func twoControllersRacingForTheLastUseGrantItExactlyOnce() throws {
     // The lowest level that proves it: two connections to one database (as two fleet
     // controllers, or two doors' serve, have), racing 100 times for a uses=1 line.
