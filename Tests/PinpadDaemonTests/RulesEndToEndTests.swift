@@ -239,6 +239,35 @@ import Testing
     #expect(grants >= received.values.filter { $0 == "granted" }.count)
   }
 
+  @Test func keepDaysBoundsTheLogInLogAndInServe() throws {
+    let dir = TempDir()
+    let state = dir.file("state")
+    mkdir(state, 0o700)
+    let log = try AccessLog(directory: state)
+    let day: Int64 = 86_400_000
+    let now = Int64(Date().timeIntervalSince1970 * 1000)
+    for (n, age) in [400, 40, 10, 0].enumerated() {
+      _ = try log.commit(
+        AccessLog.Record(
+          at: now - Int64(age) * day, device: nil, keypad: "door", person: "p\(n)",
+          granted: true, reason: nil))
+    }
+    let run = try runProgram(
+      E2E.pinpadctl, ["log", "--state-dir", state, "--keep-days", "30", "--json"], input: "")
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(Self.jsonLines(run.stdout).map { $0["person"] as? String } == ["p2", "p3"])
+    #expect(run.stderr.contains("deleted 2 decisions older than 30 days"), "\(run.stderr)")
+    // serve's recorder prunes with its own --keep-days when it records.
+    let recorder = DecisionRecorder(log: log, keepDays: 5, zone: .utc, say: { _ in }) { now }
+    _ = recorder.settle(
+      ControllerService.Decision(match: nil, reason: "unknown"), at: now, device: nil,
+      keypad: "door", attempt: "k")
+    var left: [String?] = []
+    try log.query(AccessLog.Filter()) { left.append($0.person) }
+    #expect(left == ["p3", nil])
+    #expect(try runProgram(E2E.pinpadctl, ["log", "--keep-days", "0"], input: "").status == 64)
+  }
+
   @Test func twoControllersRacingForTheLastUseGrantItExactlyOnce() throws {
     // The lowest level that proves it: two connections to one database (as two fleet
     // controllers, or two doors' serve, have), racing 100 times for a uses=1 line.
