@@ -268,6 +268,25 @@ import Testing
     #expect(try runProgram(E2E.pinpadctl, ["log", "--keep-days", "0"], input: "").status == 64)
   }
 
+  @Test func theRealDaemonPassesTheReasonOnInItsVerdictEvent() throws {
+    let dir = TempDir()
+    let codes = ControllerEndToEndTests.writeCodes(
+      dir, try Self.hash(["old", "--until", "2020-01-31"], "0007") + "\n")
+    let daemon = try RunningDaemon(
+      recording: E2E.recording("0007\n", firstGap: 1.2, pause: 0.3), dir: dir)
+    let watcher = try daemon.connect()
+    let serve = try RunningProcess(
+      E2E.pinpadctl,
+      ["--socket", daemon.socket, "serve", "--state-dir", dir.file("state"), "--codes", codes])
+    let code = try #require(try watcher.waitFor("code", timeout: 15)).message
+    let verdict = try #require(
+      try watcher.waitFor("verdict", timeout: 15) { $0.string("id") == code.string("id") })
+    #expect(verdict.message.string("result") == "denied")
+    #expect(verdict.message.string("reason") == "expired", "\(verdict.message)")
+    serve.kill(SIGTERM)
+    #expect(daemon.stop() == 0)
+  }
+
   @Test func twoControllersRacingForTheLastUseGrantItExactlyOnce() throws {
     // The lowest level that proves it: two connections to one database (as two fleet
     // controllers, or two doors' serve, have), racing 100 times for a uses=1 line.

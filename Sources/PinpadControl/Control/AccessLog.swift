@@ -1,5 +1,6 @@
 import CSQLite
 import Glibc
+import PinpadControlCore
 import PinpadCore
 import PinpadSystem
 

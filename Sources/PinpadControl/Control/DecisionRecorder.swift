@@ -1,4 +1,5 @@
 import Glibc
+import PinpadControlCore
 import PinpadCore
 import PinpadSystem
 
