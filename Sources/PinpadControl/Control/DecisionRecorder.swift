@@ -21,6 +21,11 @@ extension LocalZone {
 /// is sent, spending a use for a grant of a `uses=N` line. A decision that cannot be
 /// committed becomes a denial with reason `unavailable`: one error line when that
 /// starts, one when recording works again. Prunes the log to `keepDays` now and then.
+///
+/// Denials the lockout gives unchecked (`locked`) cost an attacker nothing, so a flood
+/// of them must not fill the disk: the first `lockedBurst` at once are recorded, then
+/// one a second; the others are answered but not recorded, and the next one recorded
+/// says how many were left out (one line in serve's log).
 final class DecisionRecorder {
   let log: AccessLog
   let zone: LocalZone
@@ -29,6 +34,12 @@ final class DecisionRecorder {
   private let clock: () -> Int64
   private var failing = false
   private var lastPrune: Int64? = nil
+  /// GCRA of the recorded `locked` denials: when the bucket would be full again.
+  private var lockedDue: Int64? = nil
+  private var lockedSkipped = 0
+
+  static let lockedBurst = 100
+  static let lockedIntervalMs: Int64 = 1000
 
   static let defaultKeepDays = 365
   static let dayMs: Int64 = 86_400_000
@@ -57,6 +68,18 @@ final class DecisionRecorder {
       at: at, device: device, keypad: keypad, person: decision.match?.name ?? decision.person,
       granted: decision.match != nil, reason: decision.match == nil ? decision.reason : nil,
       duress: decision.match?.duress ?? false, attempt: attempt)
+    if decision.reason == DenialReason.locked.rawValue, decision.match == nil {
+      let due = max(lockedDue ?? at, at)
+      if due - at >= Self.lockedIntervalMs * Int64(Self.lockedBurst) {
+        lockedSkipped += 1
+        return decision
+      }
+      lockedDue = due + Self.lockedIntervalMs
+      if lockedSkipped > 0 {
+        say("\(lockedSkipped) denials while locked were answered but not recorded (a flood)")
+        lockedSkipped = 0
+      }
+    }
     let recorded: AccessLog.Record
     do {
       recorded = try log.commit(record, uses: decision.uses)
