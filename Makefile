@@ -11,8 +11,10 @@
 #   make fuzz      run each libFuzzer target for FUZZ_SECONDS (60) seconds (fuzz/README.md)
 #   make test-asan the Swift tests built with AddressSanitizer (.build/asan)
 #   make install DESTDIR=... PREFIX=/usr   the release build (Swift runtime linked in)
-#   make deb       pinpadd_VERSION_ARCH.deb with debhelper (debian/), for apt-get install
-#   make deb ARCH=arm64   pinpadd_VERSION_arm64.deb, cross-compiled on x86-64 with
+#   make check     the Swift tests alone (built, then run with every close(2) watched)
+#   make deb       pinpadd_VERSION_ARCH.deb and pinpadctl_VERSION_ARCH.deb with debhelper
+#                  (debian/), for apt-get install
+#   make deb ARCH=arm64   the same two for arm64, cross-compiled on x86-64 with
 #                  Debian 13's own Swift in the Debian 13 build root (.build/debian13)
 #   make test-debian13    build and run every Swift test with Debian 13's swiftlang 6.0.3
 #   make test-releases    that, the arm64 package and the amd64 package on a clean Debian 13
@@ -89,7 +91,7 @@ TEST_DEPS := console-setup-linux kbd util-linux systemd python3 evemu-tools soca
              mosquitto mosquitto-clients openssl $(DEB_DEPS) lintian mmdebstrap \
              qemu-system-arm qemu-user-static xz-utils
 
-.PHONY: all build release deps deb-deps test-deps run listen test test-system fuzz test-asan bench install deb format clean test-debian13 debian13-root test-releases
+.PHONY: all build release deps deb-deps test-deps run listen check test test-system fuzz test-asan bench install install-pinpadd install-pinpadctl deb format clean test-debian13 debian13-root test-releases
 
 all: build
 
@@ -140,15 +142,19 @@ run: deps
 listen:
 	$(BIN)/pinpadctl --socket $(RUNDIR)/pinpadd.sock listen
 
-test: test-deps
+# The Swift tests alone: every suite, with every close(2) watched for double closes.
+check: deps
 	$(SWIFT) build --build-tests
 	tests/double-close/run.sh $(SWIFT) test --skip-build
+
+test: test-deps
+	$(MAKE) check
 	bench/run.sh --smoke $(BIN)
 	tests/systemd-units.sh
 	FUZZ_SECONDS=$(FUZZ_CI_SECONDS) FUZZ_RUNS=$(FUZZ_CI_RUNS) fuzz/run.sh
 	$(MAKE) test-asan
 	$(MAKE) deb
-	tests/package.sh pinpadd_*_$(HOST_ARCH).deb
+	tests/package.sh pinpadd_*_$(HOST_ARCH).deb pinpadctl_*_$(HOST_ARCH).deb
 	tests/system/run.sh all
 
 # Debian 13 and arm64 (issue 20): every Swift test with Debian 13's swiftlang 6.0.3,
@@ -158,7 +164,7 @@ test: test-deps
 test-releases: test-deps
 	$(MAKE) test-debian13
 	$(MAKE) deb ARCH=arm64
-	tools/debian13.sh env DEB_HOST_ARCH=arm64 tests/package.sh pinpadd_*_arm64.deb
+	tools/debian13.sh env DEB_HOST_ARCH=arm64 tests/package.sh pinpadd_*_arm64.deb pinpadctl_*_arm64.deb
 	$(MAKE) deb
 	tests/system/run.sh clean-system-debian13
 
@@ -198,38 +204,61 @@ bench: release
 	fi
 	bench/run.sh .build/release
 
-install: $(if $(filter release,$(INSTALL_CONFIGURATION)),release,build)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/sbin
-	install -m 0755 $(INSTALL_STRIP) $(INSTALL_BIN)/pinpadd $(DESTDIR)$(PREFIX)/sbin/pinpadd
-	install -m 0755 $(INSTALL_STRIP) $(INSTALL_BIN)/pinpadctl $(DESTDIR)$(PREFIX)/bin/pinpadctl
-	install -d $(DESTDIR)$(LIBDIR)/systemd/system $(DESTDIR)$(LIBDIR)/udev/rules.d $(DESTDIR)/etc/pinpadd
-	for unit in $(UNITS); do \
+# Two parts, one per Debian package (debian/rules installs each into its own):
+# install-pinpadd: the daemon, its socket and unit, the udev rules, its user, pinpadd(8),
+# pinpadd.conf(5) and the example configuration; install-pinpadctl: the client, the
+# controllers and the bridge, the units that run pinpadctl (ExecStart=@BINDIR@/pinpadctl),
+# their users and pinpadctl(1).
+CTL_UNITS := $(notdir $(shell grep -l '^ExecStart=@BINDIR@/pinpadctl' $(wildcard systemd/*.service)))
+DAEMON_UNITS := $(filter-out $(CTL_UNITS),$(UNITS))
+install_units = for unit in $(1); do \
 	  sed -e 's|@SBINDIR@|$(PREFIX)/sbin|g' -e 's|@BINDIR@|$(PREFIX)/bin|g' systemd/$$unit \
 	    > $(DESTDIR)$(LIBDIR)/systemd/system/$$unit && chmod 0644 $(DESTDIR)$(LIBDIR)/systemd/system/$$unit; \
 	done
+INSTALL_BUILD := $(if $(filter release,$(INSTALL_CONFIGURATION)),release,build)
+
+install: install-pinpadd install-pinpadctl
+
+install-pinpadd: $(INSTALL_BUILD)
+	install -d $(DESTDIR)$(PREFIX)/sbin
+	install -m 0755 $(INSTALL_STRIP) $(INSTALL_BIN)/pinpadd $(DESTDIR)$(PREFIX)/sbin/pinpadd
+	install -d $(DESTDIR)$(LIBDIR)/systemd/system $(DESTDIR)$(LIBDIR)/udev/rules.d $(DESTDIR)/etc/pinpadd
+	$(call install_units,$(DAEMON_UNITS))
 	install -m 0644 udev-rules/70-pinpadd.rules $(DESTDIR)$(LIBDIR)/udev/rules.d/70-pinpadd.rules
 	install -m 0644 examples/pinpadd.conf $(DESTDIR)/etc/pinpadd/pinpadd.conf.example
 	install -d $(DESTDIR)/usr/lib/sysusers.d
 	install -m 0644 systemd/pinpadd.sysusers $(DESTDIR)/usr/lib/sysusers.d/pinpadd.conf
-	install -d $(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man1
+	install -d $(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(PREFIX)/share/man/man5
 	install -m 0644 man/pinpadd.8 $(DESTDIR)$(PREFIX)/share/man/man8/pinpadd.8
 	install -m 0644 man/pinpadd.conf.5 $(DESTDIR)$(PREFIX)/share/man/man5/pinpadd.conf.5
+
+install-pinpadctl: $(INSTALL_BUILD)
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(INSTALL_STRIP) $(INSTALL_BIN)/pinpadctl $(DESTDIR)$(PREFIX)/bin/pinpadctl
+	install -d $(DESTDIR)$(LIBDIR)/systemd/system $(DESTDIR)/etc/pinpadd
+	$(call install_units,$(CTL_UNITS))
+	install -d $(DESTDIR)/usr/lib/sysusers.d
+	install -m 0644 systemd/pinpadctl.sysusers $(DESTDIR)/usr/lib/sysusers.d/pinpadctl.conf
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0644 man/pinpadctl.1 $(DESTDIR)$(PREFIX)/share/man/man1/pinpadctl.1
 
-# The Debian package, built by debhelper from debian/ (nothing in it is specific to an
+# The Debian packages, built by debhelper from debian/ (nothing in it is specific to an
 # architecture: on an arm64 Debian 12 with swift.org's aarch64 toolchain the same command
-# gives pinpadd_VERSION_arm64.deb). Output: ./pinpadd_VERSION_ARCH.deb and the detached
-# debug symbols ./pinpadd-dbgsym_VERSION_ARCH.deb.
-DEB_LEFTOVERS := debian/pinpadd debian/.debhelper debian/files debian/*.substvars \
-  debian/debhelper-build-stamp debian/*.debhelper debian/*.debhelper.log
+# gives the arm64 ones). Output: ./pinpadd_VERSION_ARCH.deb (the daemon),
+# ./pinpadctl_VERSION_ARCH.deb (client, controllers, bridge) and their detached debug
+# symbols ./pinpadd-dbgsym_VERSION_ARCH.deb, ./pinpadctl-dbgsym_VERSION_ARCH.deb.
+DEB_PACKAGES := pinpadd pinpadctl
+DEB_OUTPUTS = $(foreach p,$(DEB_PACKAGES),$(p)_*_$(ARCH).deb $(p)-dbgsym_*_$(ARCH).deb)
+DEB_LEFTOVERS := $(addprefix debian/,$(DEB_PACKAGES)) debian/.debhelper debian/files \
+  debian/*.substvars debian/debhelper-build-stamp debian/*.debhelper debian/*.debhelper.log
 
 ifeq ($(ARCH),$(HOST_ARCH))
 deb: deb-deps release
-	rm -rf pinpadd_*_$(ARCH).deb pinpadd-dbgsym_*_$(ARCH).deb $(DEB_LEFTOVERS)
+	rm -rf $(DEB_OUTPUTS) $(DEB_LEFTOVERS)
 	debian/rules binary
 else ifeq ($(PINPADD_DEBIAN13),1)
 deb: release
-	rm -rf pinpadd_*_$(ARCH).deb pinpadd-dbgsym_*_$(ARCH).deb $(DEB_LEFTOVERS)
+	rm -rf $(DEB_OUTPUTS) $(DEB_LEFTOVERS)
 	DEB_BUILD_OPTIONS=nocheck dpkg-architecture -a$(ARCH) -c debian/rules binary
 else
 deb: test-deps
@@ -249,5 +278,5 @@ format:
 	$(SWIFT) format -i -r Sources Tests Package.swift
 
 clean:
-	rm -rf .build $(RUNDIR) .deps-stamp pinpadd_*.deb pinpadd-dbgsym_*.deb
+	rm -rf .build $(RUNDIR) .deps-stamp $(foreach p,$(DEB_PACKAGES),$(p)_*.deb $(p)-dbgsym_*.deb)
 	rm -rf $(DEB_LEFTOVERS)

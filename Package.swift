@@ -8,7 +8,8 @@
 //   PinpadCore    the entry rules, configuration, protocol: pure Swift, no Glibc, no Foundation
 //   PinpadControlCore  pinpadctl's pure parts: codes files, lockouts, the MQTT bridge's
 //                 rules; pure like PinpadCore (and fuzzed with it)
-//   PinpadScreen  layout and raster for the framebuffer and snapshots: pure Swift + zlib
+//   PinpadScreen  the renderers: layout and raster for the framebuffer and snapshots, and
+//                 the console's text frames; pure Swift + zlib
 //   PinpadSystem  thin typed wrappers over Linux syscalls, the event loop, framebuffer, GPIO
 //   PinpadInput   the keypad stack: evdev devices (libevdev) and udev (libudev)
 //   PinpadProgram what both programs share: arguments, exit codes, logger, config loading
@@ -63,10 +64,12 @@ let package = Package(
     .executableTarget(
       name: "pinpadd-bench-frames", dependencies: ["PinpadScreen"], path: "bench/frames"),
 
-    .testTarget(name: "PinpadCoreTests", dependencies: ["PinpadCore"]),
+    // A few presenter and untrusted-text tests check the console frames they give.
+    .testTarget(name: "PinpadCoreTests", dependencies: ["PinpadCore", "PinpadScreen"]),
     .testTarget(name: "PinpadControlCoreTests", dependencies: ["PinpadControlCore", "PinpadCore"]),
     .testTarget(
-      name: "PinpadScreenTests", dependencies: ["PinpadScreen"], resources: [.copy("Goldens")]),
+      name: "PinpadScreenTests", dependencies: ["PinpadScreen", "PinpadCore"],
+      resources: [.copy("Goldens")]),
     .testTarget(name: "PinpadSystemTests", dependencies: ["PinpadSystem"]),
     .testTarget(name: "PinpadProgramTests", dependencies: ["PinpadProgram", "PinpadCore"]),
     .testTarget(name: "PinpadInputTests", dependencies: ["PinpadInput", "PinpadSystem"]),
@@ -74,7 +77,7 @@ let package = Package(
       name: "PinpadDaemonTests",
       dependencies: [
         "PinpadDaemon", "PinpadControl", "PinpadControlCore", "PinpadProgram", "PinpadSystem",
-        "PinpadInput",
+        "PinpadInput", "PinpadScreen",
       ]),
   ],
   swiftLanguageModes: [.v6]

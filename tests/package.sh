@@ -1,37 +1,53 @@
 #!/bin/bash
-# Checks the Debian package that `make deb` built, file by file (run by `make test`):
-#  * its files (dpkg-deb -c): exactly the list below plus every unit in systemd/, with
-#    their modes; the binaries stripped, without RUNPATH/RPATH, linked with -z now,
-#    needing only Debian's libraries, and running with every Swift toolchain hidden
-#    (a tmpfs over /opt/swift, /opt/swift-arm64 and /usr/libexec/swift, in a mount
+# Checks the two Debian packages that `make deb` built, file by file (run by `make test`):
+# pinpadd (the daemon) and pinpadctl (client, controllers, MQTT bridge).
+#  * their files (dpkg-deb -c): exactly the lists below plus every unit in systemd/ (in
+#    pinpadctl those whose ExecStart= runs pinpadctl, in pinpadd the others), with their
+#    modes; the binaries stripped, without RUNPATH/RPATH, linked with -z now, needing
+#    only Debian's libraries (pinpadd neither libmosquitto nor libcrypt, pinpadctl
+#    neither libevdev nor libudev), and running with every Swift toolchain hidden (a
+#    tmpfs over /opt/swift, /opt/swift-arm64 and /usr/libexec/swift, in a mount
 #    namespace of their own);
 #  * control fields: version = debian/changelog = the programs' own version, the
-#    architecture of this machine (or DEB_HOST_ARCH's, for a cross-built package), Depends from dpkg-shlibdeps (libudev1, libevdev2,
-#    libcrypt1 ...) plus sysusers, nothing from a Swift toolchain;
-#  * conffiles: /etc/pinpadd/pinpadd.conf only; it sets nothing (every key commented)
-#    and lists every key `pinpadd --check-config` knows, with its default;
+#    architecture of this machine (or DEB_HOST_ARCH's, for a cross-built package),
+#    Depends from dpkg-shlibdeps (pinpadd: libudev1, libevdev2, zlib1g ...; pinpadctl:
+#    libcrypt1, libmosquitto1, libsqlite3-0 ...) plus sysusers, nothing from a Swift toolchain;
+#    pinpadd recommends pinpadctl, which breaks and replaces pinpadd up to 0.1.0;
+#  * the upgrade from the single package of 0.1.0 (a stand-in owning its paths) to the
+#    two, as apt does it, in a scratch dpkg database: no file conflict, every file
+#    owned by the new package that ships it; without Replaces: it fails (blind check);
+#  * conffiles: /etc/pinpadd/pinpadd.conf only (pinpadd's); it sets nothing (every key
+#    commented) and lists every key `pinpadd --check-config` knows, with its default;
 #  * pinpadd.conf(5) names every key with its default, its examples pass
 #    --check-config, and man reports no warning for the three pages;
 #  * the maintainer scripts: valid sh, systemd-sysusers before the socket starts, the
 #    socket enabled and started, the services neither, udev reloaded and input devices
-#    triggered, purge removes the state and codes file;
-#  * the units as installed: no @PLACEHOLDER@ left, ExecStart= paths in the package;
+#    triggered (pinpadd), the codes files made (pinpadctl), purge removes the state and
+#    codes files;
+#  * the units as installed: no @PLACEHOLDER@ left, ExecStart= paths in the packages;
 #  * README's "Install on a device" commands all appear in the clean-system case, which
 #    clean-system-debian13 and clean-system-arm64 run too;
-#  * the licence: LICENSE is the Apache License 2.0 text, /usr/share/doc/pinpadd/copyright
+#  * the licence: LICENSE is the Apache License 2.0 text, /usr/share/doc/PACKAGE/copyright
 #    is debian/copyright in DEP-5 form (Format:, a Files: * paragraph under Apache-2.0,
 #    a licence text for every licence a Files: paragraph names), Package.swift and the C
 #    shim carry SPDX-License-Identifier: Apache-2.0;
 #  * lintian (when installed): no error (warnings are printed).
-# What the package does on a real system is the QEMU case clean-system.
-# A cross-built arm64 package is checked in the Debian 13 build root, where its programs
+# What the packages do on a real system is the QEMU case clean-system.
+# Cross-built arm64 packages are checked in the Debian 13 build root, where their programs
 # run under qemu-user-static (binfmt) with the arm64 libraries installed multiarch:
-#   tools/debian13.sh env DEB_HOST_ARCH=arm64 tests/package.sh pinpadd_VERSION_arm64.deb
-# Usage: tests/package.sh PINPADD_DEB
+#   tools/debian13.sh env DEB_HOST_ARCH=arm64 tests/package.sh pinpadd_VERSION_arm64.deb \
+#     pinpadctl_VERSION_arm64.deb
+# Usage: tests/package.sh PINPADD_DEB PINPADCTL_DEB
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
-deb=${1:?usage: tests/package.sh pinpadd_VERSION_ARCH.deb}
-[[ -f $deb ]] || { echo "package: no $deb (make deb)" >&2; exit 69; }
+usage='usage: tests/package.sh pinpadd_VERSION_ARCH.deb pinpadctl_VERSION_ARCH.deb'
+daemon_deb=${1:?$usage}
+ctl_deb=${2:?$usage}
+for deb in "$daemon_deb" "$ctl_deb"; do
+  [[ -f $deb ]] || { echo "package: no $deb (make deb)" >&2; exit 69; }
+done
+declare -A debs=([pinpadd]=$daemon_deb [pinpadctl]=$ctl_deb)
+packages=(pinpadd pinpadctl)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0
@@ -42,42 +58,55 @@ pass() { echo "package: ok: $*"; }
 # (merged /usr; the Makefile's LIBDIR). The check runs where the package was built.
 libdir=lib
 [[ $(cut -d. -f1 /etc/debian_version 2>/dev/null) -ge 13 ]] 2>/dev/null && libdir=usr/lib
-dpkg-deb -x "$deb" "$work/root"
-dpkg-deb -e "$deb" "$work/control"
-field() { dpkg-deb -f "$deb" "$1"; }
+# $work/root: both packages unpacked together, as installed; $work/control/PACKAGE.
+for package in "${packages[@]}"; do
+  dpkg-deb -x "${debs[$package]}" "$work/root"
+  mkdir -p "$work/control"
+  dpkg-deb -e "${debs[$package]}" "$work/control/$package"
+done
+field() { dpkg-deb -f "${debs[$1]}" "$2"; } # field PACKAGE NAME
 
 # --- files ---------------------------------------------------------------------------
-expected=(
-  "drwxr-xr-x ./etc/pinpadd/"
-  "-rw-r--r-- ./etc/pinpadd/pinpadd.conf"
-  "-rw-r--r-- ./$libdir/udev/rules.d/70-pinpadd.rules"
-  "-rwxr-xr-x ./usr/bin/pinpadctl"
-  "-rwxr-xr-x ./usr/sbin/pinpadd"
-  "-rw-r--r-- ./usr/lib/sysusers.d/pinpadd.conf"
-  "-rw-r--r-- ./usr/share/doc/pinpadd/changelog.gz"
-  "-rw-r--r-- ./usr/share/doc/pinpadd/copyright"
-  "-rw-r--r-- ./usr/share/man/man1/pinpadctl.1.gz"
-  "-rw-r--r-- ./usr/share/man/man5/pinpadd.conf.5.gz"
-  "-rw-r--r-- ./usr/share/man/man8/pinpadd.8.gz"
-  "-rw-r--r-- ./$libdir/systemd/system/pinpadd.service"
-  "-rw-r--r-- ./$libdir/systemd/system/pinpadd.socket"
-  "-rw-r--r-- ./$libdir/systemd/system/pinpadd-serve.service"
-)
+declare -A expected
+expected[pinpadd]="drwxr-xr-x ./etc/pinpadd/
+-rw-r--r-- ./etc/pinpadd/pinpadd.conf
+-rw-r--r-- ./$libdir/udev/rules.d/70-pinpadd.rules
+-rwxr-xr-x ./usr/sbin/pinpadd
+-rw-r--r-- ./usr/lib/sysusers.d/pinpadd.conf
+-rw-r--r-- ./usr/share/doc/pinpadd/changelog.gz
+-rw-r--r-- ./usr/share/doc/pinpadd/copyright
+-rw-r--r-- ./usr/share/man/man5/pinpadd.conf.5.gz
+-rw-r--r-- ./usr/share/man/man8/pinpadd.8.gz
+-rw-r--r-- ./$libdir/systemd/system/pinpadd.service
+-rw-r--r-- ./$libdir/systemd/system/pinpadd.socket"
+# pinpadctl ships /etc/pinpadd too: its postinst makes the codes files there, on a
+# controller host without the daemon as well.
+expected[pinpadctl]="drwxr-xr-x ./etc/pinpadd/
+-rwxr-xr-x ./usr/bin/pinpadctl
+-rw-r--r-- ./usr/lib/sysusers.d/pinpadctl.conf
+-rw-r--r-- ./usr/share/doc/pinpadctl/changelog.gz
+-rw-r--r-- ./usr/share/doc/pinpadctl/copyright
+-rw-r--r-- ./usr/share/man/man1/pinpadctl.1.gz
+-rw-r--r-- ./$libdir/systemd/system/pinpadd-serve.service"
 for unit in "$src"/systemd/*.service "$src"/systemd/*.socket; do
-  expected+=("-rw-r--r-- ./$libdir/systemd/system/$(basename "$unit")")
+  owner=pinpadd
+  grep -q '^ExecStart=@BINDIR@/pinpadctl' "$unit" && owner=pinpadctl
+  expected[$owner]+=$'\n'"-rw-r--r-- ./$libdir/systemd/system/$(basename "$unit")"
 done
-# Every file and folder is root-owned; folders are the parents of the files above.
-dpkg-deb -c "$deb" | awk '{ print $1, $2, $6 }' >"$work/listing"
-if awk '$2 != "root/root"' "$work/listing" | grep -q .; then
-  fail "files not owned by root: $(awk '$2 != "root/root"' "$work/listing" | tr '\n' ' ')"
-fi
-awk '$1 !~ /^d/ || $3 == "./etc/pinpadd/" { print $1, $3 }' "$work/listing" | sort -u >"$work/actual"
-printf '%s\n' "${expected[@]}" | sort -u >"$work/expected"
-if diff -u "$work/expected" "$work/actual"; then
-  pass "files: $(wc -l <"$work/actual") as expected"
-else
-  fail "the package's files differ from the expected list (- expected, + in the package)"
-fi
+for package in "${packages[@]}"; do
+  # Every file and folder is root-owned; folders are the parents of the files above.
+  dpkg-deb -c "${debs[$package]}" | awk '{ print $1, $2, $6 }' >"$work/listing"
+  if awk '$2 != "root/root"' "$work/listing" | grep -q .; then
+    fail "$package: files not owned by root: $(awk '$2 != "root/root"' "$work/listing" | tr '\n' ' ')"
+  fi
+  awk '$1 !~ /^d/ || $3 == "./etc/pinpadd/" { print $1, $3 }' "$work/listing" | sort -u >"$work/actual-$package"
+  sort -u <<<"${expected[$package]}" >"$work/expected"
+  if diff -u "$work/expected" "$work/actual-$package"; then
+    pass "$package files: $(wc -l <"$work/actual-$package") as expected"
+  else
+    fail "$package's files differ from the expected list (- expected, + in the package)"
+  fi
+done
 
 # --- binaries ------------------------------------------------------------------------
 allowed='^(libmosquitto\.so\.1|libsqlite3\.so\.0|libudev\.so\.1|libevdev\.so\.2|libcrypt\.so\.1|libm\.so\.6|libz\.so\.1|libstdc\+\+\.so\.6|libgcc_s\.so\.1|libc\.so\.6|ld-linux-.*\.so\.[0-9]+)$'
@@ -92,9 +121,11 @@ for bin in usr/sbin/pinpadd usr/bin/pinpadctl; do
   others=$(grep -vE "$allowed" <<<"$needed" || true)
   [[ -z $others ]] || fail "$bin needs libraries outside Debian's base set: $others"
   grep -q swift <<<"$needed" && fail "$bin needs a Swift library: $needed"
-  # The daemon never touches the network: the MQTT client library is pinpadctl's only.
-  if [[ $bin == usr/sbin/pinpadd ]] && grep -qE 'mosquitto|ssl|crypto' <<<"$needed"; then
-    fail "pinpadd links a network library: $needed"
+  # The daemon never touches the network, nor checks a code: the MQTT client library and
+  # crypt(3) are pinpadctl's only. pinpadctl runs on controller hosts without a keypad:
+  # it never links the keypad stack.
+  if [[ $bin == usr/sbin/pinpadd ]] && grep -qE 'mosquitto|ssl|crypto|libcrypt' <<<"$needed"; then
+    fail "pinpadd links a network or crypt library: $needed"
   fi
   # The access log's database is the controller's: pinpadd never links SQLite.
   if [[ $bin == usr/sbin/pinpadd ]] && grep -q sqlite <<<"$needed"; then
@@ -103,12 +134,16 @@ for bin in usr/sbin/pinpadd usr/bin/pinpadctl; do
   if [[ $bin == usr/bin/pinpadctl ]] && ! grep -q '^libsqlite3\.so\.0$' <<<"$needed"; then
     fail "pinpadctl does not link libsqlite3 (the access log): $needed"
   fi
+  if [[ $bin == usr/bin/pinpadctl ]] && grep -qE 'libevdev|libudev' <<<"$needed"; then
+    fail "pinpadctl links the keypad stack: $needed"
+  fi
+  echo "package: $bin needs $(echo $needed | tr ' ' ',')"
   sections=$(readelf -S "$elf")
   if grep -qE '\.symtab|\.debug_info' <<<"$sections"; then
     fail "$bin is not stripped"
   fi
 done
-pass "binaries: stripped, no RUNPATH, BIND_NOW, needs only $(echo $needed | tr ' ' ',')"
+pass "binaries: stripped, no RUNPATH, BIND_NOW, Debian's libraries only; pinpadd without libmosquitto/libcrypt, pinpadctl without libevdev/libudev"
 
 # The programs run without the toolchain: a tmpfs hides every Swift toolchain there is
 # (swift.org's /opt/swift, Debian 13's /usr/libexec/swift, the arm64 runtime).
@@ -156,28 +191,140 @@ rm -rf "$notify_dir"
 # --- control -------------------------------------------------------------------------
 source_version=$(sed -n 's/^public let pinpaddVersion = "\(.*\)"$/\1/p' "$src/Sources/PinpadProgram/Version.swift")
 changelog_version=$(dpkg-parsechangelog -l "$src/debian/changelog" -S Version)
-[[ $(field Package) == pinpadd ]] || fail "Package: $(field Package)"
-[[ $(field Version) == "$changelog_version" ]] || fail "Version $(field Version), changelog $changelog_version"
-[[ $(field Version) == "$source_version" ]] || fail "Version $(field Version), Options.swift $source_version"
 [[ $daemon_version == "$source_version" ]] || fail "pinpadd --version says $daemon_version, not $source_version"
 arch=${DEB_HOST_ARCH:-$(dpkg --print-architecture)}
-[[ $(field Architecture) == "$arch" ]] || fail "Architecture: $(field Architecture), not $arch"
-[[ $(basename "$deb") == "pinpadd_$(field Version)_$(field Architecture).deb" ]] ||
-  fail "file name $(basename "$deb") is not pinpadd_VERSION_ARCH.deb"
-depends=$(field Depends)
-for lib in libc6 libudev1 libevdev2 libcrypt1 zlib1g libstdc++6 libgcc-s1; do
-  grep -qE "(^|, )${lib//+/\\+}( |,|\$)" <<<"$depends" || fail "Depends lacks $lib: $depends"
+# What dpkg-shlibdeps must find (and must not) in each package's Depends.
+declare -A needs=([pinpadd]="libc6 libudev1 libevdev2 zlib1g libstdc++6 libgcc-s1"
+  [pinpadctl]="libc6 libcrypt1 libmosquitto1 libsqlite3-0 libstdc++6 libgcc-s1")
+declare -A lacks=([pinpadd]="libmosquitto1 libcrypt1 libsqlite3-0" [pinpadctl]="libudev1 libevdev2")
+for package in "${packages[@]}"; do
+  deb=${debs[$package]}
+  version=$(field "$package" Version)
+  [[ $(field "$package" Package) == "$package" ]] || fail "$deb: Package: $(field "$package" Package)"
+  [[ $version == "$changelog_version" ]] || fail "$package: Version $version, changelog $changelog_version"
+  [[ $version == "$source_version" ]] || fail "$package: Version $version, Version.swift $source_version"
+  [[ $(field "$package" Architecture) == "$arch" ]] ||
+    fail "$package: Architecture: $(field "$package" Architecture), not $arch"
+  [[ $(basename "$deb") == "${package}_${version}_$(field "$package" Architecture).deb" ]] ||
+    fail "file name $(basename "$deb") is not ${package}_VERSION_ARCH.deb"
+  depends=$(field "$package" Depends)
+  for lib in ${needs[$package]}; do
+    grep -qE "(^|, )${lib//+/\\+}( |,|\$)" <<<"$depends" || fail "$package: Depends lacks $lib: $depends"
+  done
+  for lib in ${lacks[$package]}; do
+    grep -qE "(^|, )${lib}( |,|\$)" <<<"$depends" && fail "$package: Depends has $lib: $depends"
+  done
+  grep -qF 'systemd | systemd-standalone-sysusers' <<<"$depends" || fail "$package: Depends lacks sysusers: $depends"
+  grep -qi swift <<<"$depends" && fail "$package: Depends names Swift: $depends"
+  for f in Maintainer Installed-Size Section Priority Description; do
+    [[ -n $(field "$package" $f) ]] || fail "$package: no $f field"
+  done
+  pass "control: $package $version $(field "$package" Architecture), Installed-Size $(field "$package" Installed-Size) KiB, Depends: $depends"
 done
-grep -qF 'systemd | systemd-standalone-sysusers' <<<"$depends" || fail "Depends lacks sysusers: $depends"
-grep -qi swift <<<"$depends" && fail "Depends names Swift: $depends"
-for f in Maintainer Installed-Size Section Priority Description; do
-  [[ -n $(field $f) ]] || fail "no $f field"
+# The direction: a keypad board needs pinpadctl to listen or for the reference
+# controller, so pinpadd recommends it; a controller host needs no daemon.
+grep -qE '(^|, )pinpadctl( |,|$)' <<<"$(field pinpadd Recommends)" ||
+  fail "pinpadd does not recommend pinpadctl: $(field pinpadd Recommends)"
+grep -q pinpadd <<<"$(field pinpadctl Depends)" && fail "pinpadctl depends on the daemon"
+# pinpadctl takes over files the single package pinpadd shipped up to 0.1.0.
+for relation in Breaks Replaces; do
+  value=$(field pinpadctl $relation)
+  bound=$(sed -n 's/.*pinpadd (<< \([^)]*\)).*/\1/p' <<<"$value")
+  if [[ -z $bound ]]; then
+    fail "pinpadctl has no $relation: pinpadd (<< VERSION): '$value'"
+  elif ! dpkg --compare-versions 0.1.0 lt "$bound" ||
+    ! dpkg --compare-versions "$(field pinpadd Version)" ge "$bound"; then
+    fail "pinpadctl $relation: pinpadd (<< $bound) does not hold 0.1.0 and only that"
+  fi
 done
-pass "control: $(field Package) $(field Version) $(field Architecture), Installed-Size $(field Installed-Size) KiB, Depends: $depends"
+pass "relations: pinpadd Recommends pinpadctl; pinpadctl Breaks/Replaces $(field pinpadctl Replaces)"
+
+# --- upgrade from the single package -------------------------------------------------
+# Up to 0.1.0 one package, pinpadd, shipped both programs and every unit. A stand-in for
+# it (its paths, short contents, no maintainer scripts) goes into a scratch dpkg
+# database, then the two new packages (their maintainer scripts left out: they would act
+# on this machine) over it as apt does: one dpkg run with --auto-deconfigure, in either
+# order. The QEMU case clean-system runs the real scripts on a real install.
+upgrade_root=$work/upgrade
+make_debs_without_scripts() { # OUTDIR [sed script for DEBIAN/control]
+  local out=$1 package
+  mkdir -p "$out"
+  for package in "${packages[@]}"; do
+    rm -rf "$work/unpacked"
+    dpkg-deb -R "${debs[$package]}" "$work/unpacked"
+    rm -f "$work/unpacked/DEBIAN/"{preinst,postinst,prerm,postrm}
+    [[ -z ${2:-} ]] || sed -i "$2" "$work/unpacked/DEBIAN/control"
+    dpkg-deb --root-owner-group -b "$work/unpacked" "$out/$package.deb" >/dev/null
+  done
+}
+old=$work/old/pinpadd
+mkdir -p "$old/DEBIAN"
+old_paths=(etc/pinpadd/pinpadd.conf "$libdir"/udev/rules.d/70-pinpadd.rules usr/bin/pinpadctl
+  usr/sbin/pinpadd usr/lib/sysusers.d/pinpadd.conf usr/share/doc/pinpadd/changelog.gz
+  usr/share/doc/pinpadd/copyright usr/share/man/man1/pinpadctl.1.gz
+  usr/share/man/man5/pinpadd.conf.5.gz usr/share/man/man8/pinpadd.8.gz)
+for unit in pinpadd.service pinpadd.socket pinpadd-serve.service pinpadd-controller.service \
+  pinpadd-mqtt.service; do
+  old_paths+=("$libdir/systemd/system/$unit")
+done
+for path in "${old_paths[@]}"; do
+  mkdir -p "$old/$(dirname "$path")"
+  echo "pinpadd 0.1.0: $path" >"$old/$path"
+done
+printf '%s\n' "Package: pinpadd" "Version: 0.1.0" "Architecture: $arch" \
+  "Maintainer: stand-in <x@pinpadd.invalid>" "Description: the single package of 0.1.0" \
+  >"$old/DEBIAN/control"
+echo /etc/pinpadd/pinpadd.conf >"$old/DEBIAN/conffiles"
+dpkg-deb --root-owner-group -b "$old" "$work/old.deb" >/dev/null
+make_debs_without_scripts "$work/new"
+make_debs_without_scripts "$work/no-replaces" '/^Replaces:/d'
+scratch_dpkg() { # scratch_dpkg ARGS...: dpkg on $upgrade_root's own database
+  dpkg --root="$upgrade_root" --force-not-root --force-depends --force-script-chrootless \
+    --log=/dev/null --no-triggers "$@"
+}
+fresh_root() {
+  rm -rf "$upgrade_root"
+  mkdir -p "$upgrade_root/var/lib/dpkg/"{info,updates,triggers}
+  : >"$upgrade_root/var/lib/dpkg/status"
+  : >"$upgrade_root/var/lib/dpkg/available"
+  scratch_dpkg -i "$work/old.deb" >"$work/dpkg.log" 2>&1 || fail "the stand-in 0.1.0: $(cat "$work/dpkg.log")"
+}
+for order in "pinpadd pinpadctl" "pinpadctl pinpadd"; do
+  fresh_root
+  read -r first second <<<"$order"
+  if ! scratch_dpkg --auto-deconfigure -i "$work/new/$first.deb" "$work/new/$second.deb" >"$work/dpkg.log" 2>&1; then
+    fail "upgrade from 0.1.0 ($first first): $(grep -iE 'error|overwrite|break' "$work/dpkg.log" | head -3)"
+    continue
+  fi
+  for package in "${packages[@]}"; do
+    status=$(dpkg-query --admindir="$upgrade_root/var/lib/dpkg" -W -f '${Status} ${Version}' "$package")
+    [[ $status == "install ok installed $(field "$package" Version)" ]] ||
+      fail "after the upgrade ($first first): $package is '$status'"
+    while read -r _ path; do
+      [[ $path == */ ]] && continue
+      path=${path#.}
+      owner=$(dpkg-query --admindir="$upgrade_root/var/lib/dpkg" -S "$path" 2>/dev/null | sed 's/: .*//')
+      [[ $owner == "$package" ]] || fail "after the upgrade ($first first): $path belongs to '$owner', not $package"
+      [[ -e $upgrade_root$path ]] || fail "after the upgrade ($first first): $path is missing"
+      grep -q '^pinpadd 0.1.0:' "$upgrade_root$path" 2>/dev/null &&
+        fail "after the upgrade ($first first): $path is still 0.1.0's"
+    done <"$work/actual-$package"
+  done
+done
+# Blind check: without Replaces, dpkg refuses to let pinpadctl overwrite 0.1.0's files.
+fresh_root
+# (pinpadctl first: unpacked after the new pinpadd, it finds 0.1.0's files already gone.)
+if scratch_dpkg --auto-deconfigure -i "$work/no-replaces/pinpadctl.deb" "$work/no-replaces/pinpadd.deb" >"$work/dpkg.log" 2>&1 ||
+  ! grep -q 'trying to overwrite' "$work/dpkg.log"; then
+  fail "without Replaces the upgrade did not fail on a file (a blind check): $(tail -3 "$work/dpkg.log")"
+fi
+pass "upgrade from the single package 0.1.0: both orders, every file owned by its new package (and refused without Replaces)"
 
 # --- conffile ------------------------------------------------------------------------
-conffiles=$(cat "$work/control/conffiles")
-[[ $conffiles == /etc/pinpadd/pinpadd.conf ]] || fail "conffiles: $conffiles"
+conffiles=$(cat "$work/control/pinpadd/conffiles")
+[[ $conffiles == /etc/pinpadd/pinpadd.conf ]] || fail "pinpadd's conffiles: $conffiles"
+[[ ! -e $work/control/pinpadctl/conffiles ]] ||
+  fail "pinpadctl has conffiles: $(cat "$work/control/pinpadctl/conffiles")"
 conf=$work/root/etc/pinpadd/pinpadd.conf
 : >"$work/empty.conf"
 pinpadd=$work/root/usr/sbin/pinpadd
@@ -220,11 +367,14 @@ done
 pass "man pages: pinpadd.conf(5) has every key and $examples examples that check clean; no man warnings"
 
 # --- maintainer scripts --------------------------------------------------------------
-for script in preinst postinst prerm postrm; do
-  [[ -f $work/control/$script ]] || continue
-  sh -n "$work/control/$script" || fail "$script is not valid sh"
+for package in "${packages[@]}"; do
+  for script in preinst postinst prerm postrm; do
+    [[ -f $work/control/$package/$script ]] || continue
+    sh -n "$work/control/$package/$script" || fail "$package's $script is not valid sh"
+  done
 done
-postinst=$work/control/postinst
+postinst=$work/control/pinpadd/postinst
+ctl_postinst=$work/control/pinpadctl/postinst
 line_of() { grep -nF -- "$1" "$2" | head -1 | cut -d: -f1; }
 sysusers=$(line_of 'systemd-sysusers ${DPKG_ROOT:+--root="$DPKG_ROOT"} pinpadd.conf' "$postinst")
 start=$(line_of "deb-systemd-invoke \$_dh_action 'pinpadd.socket'" "$postinst")
@@ -232,19 +382,34 @@ start=$(line_of "deb-systemd-invoke \$_dh_action 'pinpadd.socket'" "$postinst")
 [[ -n $start ]] || fail "postinst does not start pinpadd.socket"
 [[ -n $sysusers && -n $start && $sysusers -lt $start ]] || fail "postinst starts the socket before sysusers"
 grep -qF "deb-systemd-helper enable 'pinpadd.socket'" "$postinst" || fail "postinst does not enable the socket"
-grep -qE "deb-systemd-invoke .*'pinpadd(-serve)?\.service'" "$postinst" && fail "postinst starts a service"
+grep -qE "deb-systemd-invoke .*'pinpadd(-[a-z]+)?\.service'" "$postinst" "$ctl_postinst" && fail "a postinst starts a service"
+# debhelper's --no-enable part: a unit is enabled again only where it was enabled.
+grep -qF 'Enables the unit on first installation' "$ctl_postinst" && fail "pinpadctl's postinst enables a unit"
+for unit in "$work"/root/$libdir/systemd/system/*.service; do
+  grep -q '^ExecStart=/usr/bin/pinpadctl' "$unit" || continue
+  grep -qF "deb-systemd-helper debian-installed '$(basename "$unit")'" "$ctl_postinst" ||
+    fail "pinpadctl's postinst does not handle $(basename "$unit") as a unit it never enables"
+done
 grep -qF 'udevadm control --reload' "$postinst" || fail "postinst does not reload udev"
 grep -qF 'udevadm trigger --subsystem-match=input --action=change' "$postinst" || fail "postinst does not trigger input devices"
-grep -qF 'udevadm trigger --subsystem-match=input --tag-match=pinpadd --action=add' "$work/control/postrm" ||
+grep -qF 'udevadm trigger --subsystem-match=input --tag-match=pinpadd --action=add' "$work/control/pinpadd/postrm" ||
   fail "postrm does not give tagged devices their default group back"
-grep -qF 'rm -rf /var/lib/pinpadd' "$work/control/postrm" || fail "postrm purge keeps /var/lib/pinpadd"
-grep -qF 'rm -f /etc/pinpadd/codes' "$work/control/postrm" || fail "postrm purge keeps the codes file"
-grep -qF 'rm -rf /etc/pinpadd/controller' "$work/control/postrm" || fail "postrm purge keeps the fleet controller's files"
-grep -qF 'install -d -m 0750 -o root -g pinpadd-controller /etc/pinpadd/controller' "$postinst" ||
-  fail "postinst does not make the fleet controller's folder"
-grep -qF "deb-systemd-helper purge" "$work/control/postrm" || fail "postrm does not purge the units' state"
-grep -qF "deb-systemd-invoke stop 'pinpadd.socket'" "$work/control/prerm" || fail "prerm does not stop the socket"
-pass "maintainer scripts: sysusers, enable + start of the socket only, udev reload + trigger, purge"
+grep -qF 'rm -rf /var/lib/pinpadd' "$work/control/pinpadd/postrm" || fail "postrm purge keeps /var/lib/pinpadd"
+ctl_sysusers=$(line_of 'systemd-sysusers ${DPKG_ROOT:+--root="$DPKG_ROOT"} pinpadctl.conf' "$ctl_postinst")
+codes=$(line_of 'install -m 0640 -o root -g pinpadd-serve /dev/null /etc/pinpadd/codes' "$ctl_postinst")
+[[ -n $ctl_sysusers && -n $codes && $ctl_sysusers -lt $codes ]] ||
+  fail "pinpadctl's postinst does not make its users before the codes file"
+grep -qF 'install -d -m 0750 -o root -g pinpadd-controller /etc/pinpadd/controller' "$ctl_postinst" ||
+  fail "pinpadctl's postinst does not make the fleet controller's folder"
+grep -qF 'rm -f /etc/pinpadd/codes' "$work/control/pinpadctl/postrm" || fail "pinpadctl's purge keeps the codes file"
+grep -qF 'rm -rf /etc/pinpadd/controller' "$work/control/pinpadctl/postrm" || fail "pinpadctl's purge keeps the fleet controller's files"
+grep -qF 'rm -rf /var/lib/pinpadd-serve' "$work/control/pinpadctl/postrm" || fail "pinpadctl's purge keeps serve's state"
+for package in "${packages[@]}"; do
+  grep -qF "deb-systemd-helper purge" "$work/control/$package/postrm" || fail "$package's postrm does not purge the units' state"
+done
+grep -qF "deb-systemd-invoke stop 'pinpadd.socket'" "$work/control/pinpadd/prerm" || fail "prerm does not stop the socket"
+grep -qF 'dpkg-query -L pinpadctl' "$work/control/pinpadctl/prerm" || fail "pinpadctl's prerm does not stop its services"
+pass "maintainer scripts: sysusers, enable + start of the socket only, udev reload + trigger, codes files, purge"
 
 # --- units as installed --------------------------------------------------------------
 for unit in "$work"/root/$libdir/systemd/system/*; do
@@ -276,8 +441,11 @@ pass "README: $(wc -l <<<"$commands") install command lines, all run by the clea
 apache_sha256=cfc7749b96f63bd31c3c42b5c471bf756814053e847c10f3eb003417bc523d30
 [[ $(sha256sum <"$src/LICENSE" | cut -d' ' -f1) == "$apache_sha256" ]] ||
   fail "LICENSE is not the Apache License 2.0 text"
+for package in "${packages[@]}"; do
+  cmp -s "$work/root/usr/share/doc/$package/copyright" "$src/debian/copyright" ||
+    fail "$package's copyright is not debian/copyright"
+done
 copyright=$work/root/usr/share/doc/pinpadd/copyright
-cmp -s "$copyright" "$src/debian/copyright" || fail "the package's copyright is not debian/copyright"
 dep5=$(awk '
   NR == 1 && $0 != "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/" {
     print "first line is not the DEP-5 Format: URL"; bad = 1 }
@@ -302,7 +470,7 @@ pass "licence: LICENSE is Apache-2.0, copyright in DEP-5 form, SPDX lines presen
 
 # --- lintian -------------------------------------------------------------------------
 if command -v lintian >/dev/null; then
-  report=$(lintian "$deb" 2>&1 | grep -v '^running with root privileges' || true)
+  report=$(lintian "$daemon_deb" "$ctl_deb" 2>&1 | grep -v '^running with root privileges' || true)
   [[ -n $report ]] && echo "$report"
   errors=$(grep -c '^E:' <<<"$report" || true)
   warnings=$(grep -c '^W:' <<<"$report" || true)

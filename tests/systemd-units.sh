@@ -71,14 +71,15 @@ promise $controller "^ExecStart=@BINDIR@/pinpadctl serve --codes $cdir/codes --k
 promise $controller '^User=pinpadd-controller$' "not User=pinpadd-controller"
 promise $controller '^Group=pinpadd-controller$' "not Group=pinpadd-controller"
 refuse $controller '^(SupplementaryGroups|DynamicUser)=' "a supplementary group or a dynamic user"
-promise systemd/pinpadd.sysusers '^u pinpadd-controller ' "pinpadd.sysusers does not create pinpadd-controller"
-refuse systemd/pinpadd.sysusers '^m pinpadd-controller ' "pinpadd-controller is in another group"
+promise systemd/pinpadctl.sysusers '^u pinpadd-controller ' "pinpadctl.sysusers does not create pinpadd-controller"
+refuse systemd/pinpadctl.sysusers '^m pinpadd-controller ' "pinpadd-controller is in another group"
 promise $controller '^RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX$' "not the network families"
 refuse $controller '^(PrivateNetwork=yes|IPAddressDeny=)' "the network is closed"
 promise $controller '^InaccessiblePaths=-/run/pinpadd$' "the daemon's socket folder is reachable"
 promise $controller "^ConditionPathExists=$cdir/controller.conf\$" "starts without its [MQTT] file"
 promise $controller '^WantedBy=multi-user.target$' "no [Install] section"
 refuse systemd/pinpadd.sysusers '^m pinpadd input' "pinpadd is put in group input"
+refuse systemd/pinpadctl.sysusers '^m pinpadd input' "pinpadd is put in group input"
 refuse systemd/pinpadd.service '^SupplementaryGroups=.*\binput\b' "pinpadd.service adds group input"
 # pinpadctl locks the pages that hold codes (pinpadctl(1)); mlock is outside @system-service.
 for unit in systemd/pinpadd-serve.service systemd/pinpadd-mqtt.service $controller; do

@@ -1,4 +1,5 @@
 import PinpadCore
+import PinpadScreen
 import Testing
 
 /// The key-hint line of the console when keys are typed on its terminal, and where the

@@ -1,4 +1,5 @@
 import PinpadCore
+import PinpadScreen
 import Testing
 
 /// What a hostile controller could put in a verdict message to drive a terminal.

@@ -4,6 +4,7 @@ import PinpadCore
 import PinpadDaemon
 import PinpadInput
 import PinpadProgram
+import PinpadScreen
 import PinpadSystem
 import Testing
 

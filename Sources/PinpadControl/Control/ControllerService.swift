@@ -15,7 +15,7 @@ import PinpadSystem
 /// it. The secrets are checked in place in one fixed buffer and zeroed; no code or card
 /// number is ever printed.
 enum ControllerService {
-  static let retryMicroseconds: UInt32 = 1_000_000
+  static let retryInterval: Duration = .seconds(1)
 
   /// Unblocks every signal. A client started from a thread that blocks signals (a
   /// test runner, a thread pool) inherits that mask and would otherwise ignore SIGTERM.
@@ -101,29 +101,61 @@ enum ControllerService {
     let recorder = try openRecorder(directory, keepDays: keepDays) {
       ControlMain.printError("pinpadctl serve: " + $0)
     }
+    // One thread, one EventLoop: the daemon's connection while there is one, else the
+    // timer that retries every second.
+    let loop = try EventLoop()
+    let retry = try Timer()
+    var connection: OpenDescriptor? = nil
+    var greeted = false
     var said = false
-    while true {
-      var connection: OwnedDescriptor
-      do { connection = try UnixSocket.connect(path: socketPath) } catch {
+    var refusal: String? = nil
+    func connect() {
+      let open: OpenDescriptor
+      do { open = OpenDescriptor(try UnixSocket.connect(path: socketPath)) } catch {
         if !said {
           ControlMain.printError(
             "pinpadctl serve: cannot connect to \(socketPath): \(error); retrying every second")
           said = true
         }
-        usleep(retryMicroseconds)
-        continue
+        retry.arm(at: Clock.monotonic() + retryInterval)
+        return
       }
       said = false
-      let reason = serve(
-        connection: connection.fd, codes: &codes, verifier: verifier, lockout: lockout,
-        recorder: recorder, socketPath: socketPath)
-      connection.close()
-      if case .refused(let why) = reason {
-        throw ControlError("\(socketPath): \(why)")
+      greeted = false
+      connection = open
+      let fd = open.descriptor
+      let lines = SecretLineReader(fd: fd)
+      do {
+        try loop.watch(fd, .readable) { _ in
+          let end = serveLines(
+            lines, greeted: &greeted, codes: &codes, verifier: verifier, lockout: lockout,
+            recorder: recorder, socketPath: socketPath)
+          guard let end else { return }
+          loop.unwatch(fd)
+          open.close()
+          connection = nil
+          if case .refused(let why) = end {
+            refusal = why
+            loop.stop()
+            return
+          }
+          ControlMain.printError("pinpadctl serve: disconnected from \(socketPath); reconnecting")
+          retry.arm(at: Clock.monotonic() + retryInterval)
+        }
+      } catch {
+        open.close()
+        connection = nil
+        ControlMain.printError("pinpadctl serve: epoll: \(error); retrying every second")
+        retry.arm(at: Clock.monotonic() + retryInterval)
       }
-      ControlMain.printError("pinpadctl serve: disconnected from \(socketPath); reconnecting")
-      usleep(retryMicroseconds)
     }
+    try loop.watch(retry.fd, .readable) { _ in
+      retry.acknowledge()
+      if connection == nil { connect() }
+    }
+    connect()
+    try loop.run()
+    throw ControlError("\(socketPath): \(refusal ?? "refused")")
   }
 
   /// `pinpadctl log ...` (`LogCommand`): its options.
@@ -206,18 +238,17 @@ enum ControllerService {
     case refused(String)
   }
 
-  /// One connection: the greeting, then every line until the daemon goes away.
-  static func serve(
-    connection fd: FileDescriptor, codes: inout WatchedCodesFile, verifier: CodeVerifier,
-    lockout: LockoutKeeper, recorder: DecisionRecorder, socketPath: String
-  ) -> EndOfService {
-    let reader = SecretLineReader(fd: fd)
-    var greeted = false
-    while true {
-      let line: UnsafeBufferPointer<UInt8>
-      do { line = try reader.nextLine() } catch {
-        return .lost
-      }
+  /// One connection's lines, once its descriptor is readable: one read, then every
+  /// complete line (the greeting, then codes answered); nil while the connection lasts.
+  static func serveLines(
+    _ reader: SecretLineReader, greeted: inout Bool, codes: inout WatchedCodesFile,
+    verifier: CodeVerifier, lockout: LockoutKeeper, recorder: DecisionRecorder,
+    socketPath: String
+  ) -> EndOfService? {
+    do { try reader.fill() } catch {
+      return .lost
+    }
+    while let line = reader.completeLine() {
       guard let fields = JSONFields(line) else { continue }
       let type = fields.text("type", in: line)
       if !greeted {
@@ -241,7 +272,7 @@ enum ControllerService {
           attempt: UntrustedText.sanitized(id, maxBytes: 128))
         let answer = JSONValue.object(
           [("type", .string("verdict"))] + verdictMembers(id, decision))
-        do { try fd.writeAll(Array((answer.serialized + "\n").utf8)) } catch {
+        do { try reader.fd.writeAll(Array((answer.serialized + "\n").utf8)) } catch {
           return .lost
         }
         let shownId = UntrustedText.sanitized(id, maxBytes: 64)
@@ -255,6 +286,7 @@ enum ControllerService {
         continue
       }
     }
+    return nil
   }
 
   /// What was decided for one code message: the line matched (nil: denied) and, for a

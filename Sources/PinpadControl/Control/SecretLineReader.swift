@@ -57,6 +57,30 @@ final class SecretLineReader {
     }
   }
 
+  /// One read(2) of what `fd` has, for a loop that knows it is readable; the lines are
+  /// then taken with `completeLine()`. A line longer than the buffer ends it.
+  func fill() throws(ReadError) {
+    dropConsumed()
+    guard filled < SecretLineReader.capacity else { throw .lineTooLong }
+    let n: Int
+    do {
+      n = try fd.read(
+        into: UnsafeMutableRawBufferPointer(
+          start: buffer + filled, count: SecretLineReader.capacity - filled))
+    } catch { throw .failed(error) }
+    if n == 0 { throw .closed }
+    filled += n
+  }
+
+  /// The next line already read, without its newline, valid until the next call (then
+  /// zeroed); nil when no complete line is left.
+  func completeLine() -> UnsafeBufferPointer<UInt8>? {
+    dropConsumed()
+    guard let newline = (0..<filled).first(where: { buffer[$0] == 0x0A }) else { return nil }
+    consumed = newline + 1
+    return UnsafeBufferPointer(start: buffer, count: newline)
+  }
+
   private func dropConsumed() {
     guard consumed > 0 else { return }
     let rest = filled - consumed

@@ -6,7 +6,8 @@ import PinpadSystem
 
 /// `pinpadctl mqtt`: bridges one daemon to an MQTT broker (SPEC §8).
 ///
-/// One thread, one poll loop over the broker socket, the daemon socket and a signalfd.
+/// One thread, one EventLoop (epoll) over the broker socket, the daemon socket, a signalfd
+/// and a timer (`WatchSet`).
 /// The daemon connection exists only while the broker connection does (§8.2): when
 /// the broker goes, the bridge hangs up on the daemon at once, so the screen says
 /// "unavailable" rather than "no response"; both come back when the broker does.
@@ -94,6 +95,8 @@ private final class Bridge {
   /// The connection to the daemon, while there is one.
   var daemonConnection: OwnedDescriptor = .none
   var daemon: FileDescriptor? { daemonConnection.isOpen ? daemonConnection.fd : nil }
+  /// Counts the connections to the daemon (`WatchSet`'s generation).
+  var daemonGeneration: UInt64 = 0
   var greeted = false
   var daemonRetryAt: Instant? = nil
   var saidDaemonDown = false
@@ -153,57 +156,79 @@ private final class Bridge {
 
   func run(signals: SignalReader) -> Int32 {
     session.start(now: Clock.monotonic())
-    while true {
+    let watches: WatchSet
+    var signalled = false
+    do {
+      watches = try WatchSet()
+      try watches.loop.watch(signals.fd, .readable) { _ in signalled = true }
+    } catch {
+      log.error("epoll: \(error)")
+      return ExitCode.failure.rawValue
+    }
+    var result: Int32 = 0
+    // After each wake-up (a descriptor ready, or the timer): whether to stop, then what
+    // to watch and when to wake next.
+    func turn() -> Bool {
       if let fatal = session.fatal {
         log.error(fatal)
-        return ExitCode.unavailable.rawValue
+        result = ExitCode.unavailable.rawValue
+        return false
       }
-      if let exitCode { return exitCode }
-      var entries: [pollfd] = [pollfd(fd: signals.fd.rawValue, events: Int16(POLLIN), revents: 0)]
-      let brokerIndex = session.pollEntry.map {
-        entries.append($0)
-        return entries.count - 1
+      if let exitCode {
+        result = exitCode
+        return false
       }
-      let daemonIndex = daemon.map {
-        let events = Int16(POLLIN) | (outbox.isEmpty ? 0 : Int16(POLLOUT))
-        entries.append(pollfd(fd: $0.rawValue, events: events, revents: 0))
-        return entries.count - 1
+      let daemonWatch = daemon.map {
+        WatchSet.Want(
+          fd: $0.rawValue, generation: daemonGeneration,
+          events: outbox.isEmpty ? .readable : [.readable, .writable])
+      }
+      do { try watches.sync([.broker: session.watch, .daemon: daemonWatch]) } catch {
+        log.error("epoll: \(error)")
+        result = ExitCode.failure.rawValue
+        return false
       }
       let now = Clock.monotonic()
       let deadlines = [
         session.nextDeadline, daemonRetryAt, core.nextStatusAt, outbox.nextReportAt,
       ].compactMap { $0 }
       // Idle: wake for the keepalive only (a third of it), nothing else.
-      var timeout = Int32(MQTTClient.keepAliveSeconds) * 1000 / 3
+      var timeout = Duration.seconds(Int64(MQTTClient.keepAliveSeconds)) / 3
       if let soonest = deadlines.min() {
-        let ms = max(0, (soonest - now).nanoseconds / 1_000_000 + 1)
-        timeout = min(timeout, Int32(clamping: ms))
+        timeout = min(timeout, max(.zero, soonest - now) + .milliseconds(1))
       }
-      do { _ = try syscall { poll(&entries, nfds_t(entries.count), timeout) } } catch {
-        log.error("poll: \(error)")
-        return 1
-      }
-      if entries[0].revents != 0 {
-        for signal in signals.read() where signal == SIGTERM || signal == SIGINT {
-          shutDown()
-          return 0
-        }
-      }
-      if let i = brokerIndex {
-        session.pump(readable: entries[i].revents & Int16(POLLIN | POLLERR | POLLHUP) != 0)
-      } else {
-        session.pump(readable: false)
-      }
-      if let i = daemonIndex, entries[i].revents & Int16(POLLOUT) != 0 { flushDaemon() }
-      if let i = daemonIndex, entries[i].revents & ~Int16(POLLOUT) != 0, daemon != nil {
-        readDaemon()
-      }
-      let after = Clock.monotonic()
-      if let warning = outbox.report(now: after) { log.warning(warning) }
-      session.housekeeping(now: after)
-      if let due = daemonRetryAt, due <= after, session.isConnected { connectDaemon(now: after) }
-      perform(core.tick(now: after))
+      watches.wake(at: now + timeout)
+      return true
     }
+    guard turn() else { return result }
+    do {
+      try watches.loop.run {
+        if signalled {
+          signalled = false
+          for signal in signals.read() where signal == SIGTERM || signal == SIGINT {
+            shutDown()
+            result = 0
+            watches.loop.stop()
+            return
+          }
+        }
+        let broker = watches.ready[.broker] ?? []
+        session.pump(readable: !broker.isDisjoint(with: [.readable, .error, .hangup]))
+        let fromDaemon = watches.ready[.daemon] ?? []
+        if fromDaemon.contains(.writable) { flushDaemon() }
+        if !fromDaemon.subtracting(.writable).isEmpty, daemon != nil { readDaemon() }
+        let after = Clock.monotonic()
+        if let warning = outbox.report(now: after) { log.warning(warning) }
+        session.housekeeping(now: after)
+        if let due = daemonRetryAt, due <= after, session.isConnected { connectDaemon(now: after) }
+        perform(core.tick(now: after))
+        if !turn() { watches.loop.stop() }
+      }
+    } catch {
+      log.error("epoll: \(error)")
+      return ExitCode.failure.rawValue
+    }
+    return result
   }
 
   // MARK: daemon side
@@ -215,6 +240,7 @@ private final class Bridge {
       let connection = try UnixSocket.connect(path: socketPath)
       try connection.fd.setNonBlocking()
       daemonConnection.replace(with: connection)
+      daemonGeneration += 1
       greeted = false
       saidDaemonDown = false
     } catch {

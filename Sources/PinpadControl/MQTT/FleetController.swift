@@ -94,48 +94,63 @@ enum FleetController {
       if decision.reason != nil, let first = logged.first { junk.say(first, log) }
     }
     session.start(now: Clock.monotonic())
-    while true {
+    let watches = try WatchSet()
+    var signalled = false
+    try watches.loop.watch(signals.fd, .readable) { _ in signalled = true }
+    var result: Int32 = 0
+    var loopError: Errno? = nil
+    // One turn of the loop after each wake-up (a descriptor ready, or the timer): what
+    // is due, then what to watch and when to wake next.
+    func turn() throws(Errno) {
       if let fatal = session.fatal {
         log.error(fatal)
-        return ExitCode.unavailable.rawValue
+        result = ExitCode.unavailable.rawValue
+        watches.loop.stop()
+        return
       }
-      var entries = [pollfd(fd: signals.fd.rawValue, events: Int16(POLLIN), revents: 0)]
-      let brokerIndex = session.pollEntry.map {
-        entries.append($0)
-        return entries.count - 1
-      }
-      var timeout = Int32(MQTTClient.keepAliveSeconds) * 1000 / 3
-      if let due = session.nextDeadline {
-        let ms = max(0, (due - Clock.monotonic()).nanoseconds / 1_000_000 + 1)
-        timeout = min(timeout, Int32(clamping: ms))
-      }
-      do { _ = try syscall { poll(&entries, nfds_t(entries.count), timeout) } } catch {
-        throw SystemError("poll", error)
-      }
-      if entries[0].revents != 0, !signals.read().isEmpty {
-        session.close()
-        return 0
-      }
-      session.pump(
-        readable: brokerIndex.map { entries[$0].revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 }
-          ?? false)
-      // Verdicts are published outside libmosquitto's callback.
-      for item in pending {
-        if let client = session.client, session.isConnected {
-          client.publish(topic: item.topic, text: item.payload, retain: false)
-          for line in item.lines {
-            if line.hasPrefix("warning: ") {
-              log.warning(String(line.dropFirst(9)))
-            } else {
-              log.info(line)
+      try watches.sync([.broker: session.watch])
+      var timeout = Duration.seconds(Int64(MQTTClient.keepAliveSeconds)) / 3
+      let now = Clock.monotonic()
+      if let due = session.nextDeadline { timeout = min(timeout, due - now + .milliseconds(1)) }
+      watches.wake(at: now + max(timeout, .zero))
+    }
+    try turn()
+    do throws(Errno) {
+      try watches.loop.run {
+        if signalled, !signals.read().isEmpty {
+          session.close()
+          watches.loop.stop()
+          return
+        }
+        signalled = false
+        let broker = watches.ready[.broker] ?? []
+        session.pump(readable: !broker.isDisjoint(with: [.readable, .error, .hangup]))
+        // Verdicts are published outside libmosquitto's callback.
+        for item in pending {
+          if let client = session.client, session.isConnected {
+            client.publish(topic: item.topic, text: item.payload, retain: false)
+            for line in item.lines {
+              if line.hasPrefix("warning: ") {
+                log.warning(String(line.dropFirst(9)))
+              } else {
+                log.info(line)
+              }
             }
           }
         }
+        pending.removeAll()
+        session.pump(readable: false)
+        session.housekeeping(now: Clock.monotonic())
+        do throws(Errno) { try turn() } catch {
+          loopError = error
+          watches.loop.stop()
+        }
       }
-      pending.removeAll()
-      session.pump(readable: false)
-      session.housekeeping(now: Clock.monotonic())
+    } catch {
+      throw SystemError("epoll", error)
     }
+    if let loopError { throw SystemError("epoll", loopError) }
+    return result
   }
 }
 

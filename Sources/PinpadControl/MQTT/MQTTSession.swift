@@ -6,7 +6,7 @@ import PinpadSystem
 
 /// A broker connection that comes back: connects, and after a loss reconnects with
 /// backoff (1 s doubling to 30 s), each time with a fresh `MQTTClient`. Shared by the
-/// bridge and the fleet controller; they add their sockets to the same poll loop.
+/// bridge and the fleet controller, which watch its socket on their EventLoop (`watch`).
 ///
 /// Before the first successful connection a refusal that retrying cannot fix (bad
 /// credentials, a failed TLS check) is `fatal` (exit 69); afterwards it is retried.
@@ -17,6 +17,8 @@ final class MQTTSession {
   private let password: SecretPassword?
   private let will: (topic: String, payload: String)?
   private(set) var client: MQTTClient? = nil
+  /// Counts the clients made: each has a socket of its own (`WatchSet`'s generation).
+  private(set) var generation: UInt64 = 0
   private(set) var isConnected = false
   private var retryAt: Instant? = nil
   private var connectDeadline: Instant? = nil
@@ -83,6 +85,7 @@ final class MQTTSession {
     made.onMessage = { [unowned self] topic, payload in onMessage(topic, payload) }
     if let onIncoming { made.onIncoming = onIncoming }
     client = made
+    generation += 1
     clientIsDead = false
     closedEarly = nil
     do {
@@ -231,6 +234,14 @@ final class MQTTSession {
 
   /// The soonest time `housekeeping` has something to do.
   var nextDeadline: Instant? { [retryAt, connectDeadline].compactMap { $0 }.min() }
+
+  /// The broker socket to watch, if any, and for what.
+  var watch: WatchSet.Want? {
+    pollEntry.map {
+      WatchSet.Want(
+        fd: $0.fd, generation: generation, events: EventPoll.Events(rawValue: UInt32($0.events)))
+    }
+  }
 
   /// Poll entry for the broker socket, if any.
   var pollEntry: pollfd? {

@@ -1,5 +1,6 @@
 import Glibc
 import PinpadCore
+import PinpadScreen
 import PinpadSystem
 
 /// `--display console[:TTY]`: the screen as text on the current terminal or a VT.

@@ -1,4 +1,5 @@
 import PinpadCore
+import PinpadScreen
 import Testing
 
 private let start = Instant.seconds(100)

@@ -1,8 +1,9 @@
 # rig-boot: clean
-# The Debian package on a clean Debian 12 (mmdebstrap minbase + systemd-sysv, udev; no
+# The Debian packages (pinpadd, pinpadctl) on a clean Debian 12 (mmdebstrap minbase + systemd-sysv, udev; no
 # Swift toolchain), booted with its own systemd as PID 1 (lib/clean-root.sh,
 # lib/boot-clean.sh). The commands are those of README's "Install on a device":
-#  setup (chroot on the host): apt-get install ./pinpadd_*.deb pulls its dependencies;
+#  setup (chroot on the host): apt-get install ./pinpadd_*.deb ./pinpadctl_*.deb pulls
+#  their dependencies;
 #  boot: the users exist, pinpadd.socket is enabled and listening, the service is not
 #  running until the first connection starts it; no /opt/swift, no swift;
 #  a site udev rule plus a reinstall: the postinst reloads udev and re-triggers input
@@ -11,8 +12,8 @@
 #  the first hash makes beside it (the same), and pinpadd-serve.service; a PIN typed over QMP on the USB keyboard arrives at
 #  `pinpadctl listen` from keypad door and the reference controller grants it; no
 #  digit of it in the journal;
-#  dpkg --purge: services and socket stopped, keyboard back to group input, and no
-#  file of the package, no unit link, no state, no /etc/pinpadd left.
+#  dpkg --purge pinpadctl pinpadd: services and socket stopped, keyboard back to group
+#  input, and no file of the packages, no unit link, no state, no /etc/pinpadd left.
 # Host side: clean-system.host.py.
 # The PIN typed by the host driver (7 digits: not found by chance in a log line).
 pin=8642097
@@ -22,8 +23,8 @@ if [ "${1:-}" = setup ]; then
   set -e
   [ ! -e /opt/swift ] || { echo "clean-system: /opt/swift exists in the clean root"; exit 1; }
   apt-get update
-  apt-get install -y ./pinpadd_*.deb
-  dpkg -s pinpadd | grep -E '^(Status|Version|Depends):'
+  apt-get install -y ./pinpadd_*.deb ./pinpadctl_*.deb
+  dpkg -s pinpadd pinpadctl | grep -E '^(Package|Status|Version|Depends):'
   exit 0
 fi
 
@@ -38,7 +39,9 @@ dump() { journalctl -b --no-pager -u pinpadd -u pinpadd-serve -u pinpadd.socket 
 # --- a clean system -----------------------------------------------------------------
 [ ! -e /opt/swift ] || rig_fail "/opt/swift exists"
 command -v swift >/dev/null && rig_fail "a swift toolchain is on PATH"
-[ "$(dpkg-query -W -f '${Status}' pinpadd)" = "install ok installed" ] || rig_fail "pinpadd is not installed"
+for package in pinpadd pinpadctl; do
+  [ "$(dpkg-query -W -f '${Status}' $package)" = "install ok installed" ] || rig_fail "$package is not installed"
+done
 pinpadd --version || rig_fail "pinpadd --version"
 
 # --- what the package set up --------------------------------------------------------
@@ -147,7 +150,7 @@ journalctl -b -o cat -u pinpadd -u pinpadd-serve --no-pager | grep -q "alice" ||
 journalctl -b -o cat --no-pager | grep -F "$pin" && rig_fail "the PIN is in the journal"
 
 # --- purge ---------------------------------------------------------------------------
-dpkg-query -L pinpadd | sort >"$RIG_SCRATCH/package-files"
+dpkg-query -L pinpadd pinpadctl | sort -u >"$RIG_SCRATCH/package-files"
 # Every path named *pinpadd*, but the downloaded .deb and the rig's scratch mount point.
 owned() {
   find / -xdev -path "${RIG_SCRATCH%/*}" -prune -o -name '*pinpadd*' ! -path '/root/pinpadd_*.deb' -print 2>/dev/null | sort
@@ -155,7 +158,7 @@ owned() {
 owned >"$RIG_SCRATCH/before-purge"
 grep -q /var/lib/pinpadd "$RIG_SCRATCH/before-purge" || rig_fail "no state folder before the purge (a blind check)"
 t0=$(rig_now)
-dpkg --remove pinpadd || rig_fail "dpkg --remove pinpadd"
+dpkg --remove pinpadctl pinpadd || rig_fail "dpkg --remove pinpadctl pinpadd"
 rig_measure remove "$t0"
 udevadm settle --timeout=60 || rig_fail "udevadm settle"
 if [ "$(stat -c %G "$usb")" != input ]; then
@@ -164,7 +167,7 @@ if [ "$(stat -c %G "$usb")" != input ]; then
   rig_fail "$usb is group $(stat -c %G "$usb") after the remove (no udev trigger?)"
 fi
 t0=$(rig_now)
-dpkg --purge pinpadd || rig_fail "dpkg --purge pinpadd"
+dpkg --purge pinpadctl pinpadd || rig_fail "dpkg --purge pinpadctl pinpadd"
 rig_measure purge "$t0"
 for unit in pinpadd.socket pinpadd.service pinpadd-serve.service pinpadd-controller.service; do
   [ "$(prop $unit ActiveState)" = inactive ] || rig_fail "$unit is $(prop $unit ActiveState) after the purge"
@@ -185,5 +188,6 @@ done <"$RIG_SCRATCH/package-files"
 ls /var/lib/systemd/deb-systemd-helper-enabled /etc/systemd/system/*.wants 2>/dev/null | grep pinpadd &&
   rig_fail "unit state left"
 dpkg-query -W pinpadd 2>/dev/null && rig_fail "dpkg still knows pinpadd"
+dpkg-query -W pinpadctl 2>/dev/null && rig_fail "dpkg still knows pinpadctl"
 rig_log "purged: $(wc -l <"$RIG_SCRATCH/package-files") package paths, $(wc -l <"$RIG_SCRATCH/before-purge") named *pinpadd* before, none after; users kept: $(getent passwd pinpadd pinpadd-serve | cut -d: -f1 | tr '\n' ' ')"
 exit 0

@@ -6,7 +6,8 @@
 #     arm64, made through qemu-user-static's binfmt handler), made once and cached as a
 #     tarball in .build/system-tests (Debian's mirror is needed the first time),
 #     extracted into ROOT;
-#  2. the worktree's pinpadd_*_ARCH.deb copied to ROOT/root, then `case.sh setup` run in a
+#  2. the worktree's pinpadd_*_ARCH.deb and pinpadctl_*_ARCH.deb copied to ROOT/root, then
+#     `case.sh setup` run in a
 #     chroot of ROOT (cwd /root; proc, sys, dev and resolv.conf from the host) inside a
 #     mount namespace of its own, so nothing stays mounted when it ends;
 #     (for arm64 the chroot's programs run under qemu-user-static);
@@ -32,8 +33,10 @@ esac
 for tool in mmdebstrap unshare chroot; do
   command -v $tool >/dev/null || { echo "rig: $tool not found (apt-get install mmdebstrap)" >&2; exit 69; }
 done
-debs=("$source"/pinpadd_*_"$arch".deb)
-[[ -f ${debs[0]} ]] || { echo "rig: no $source/pinpadd_*_$arch.deb (make deb${arch/amd64/})" >&2; exit 69; }
+debs=("$source"/pinpadd_*_"$arch".deb "$source"/pinpadctl_*_"$arch".deb)
+for deb in "${debs[@]}"; do
+  [[ -f $deb ]] || { echo "rig: no $deb (make deb${arch/amd64/})" >&2; exit 69; }
+done
 if [[ $arch != $(dpkg --print-architecture) ]]; then
   # Foreign programs (mmdebstrap's maintainer scripts, apt-get in the chroot) run under
   # qemu-user-static; its binfmt handler is opened at registration (flag F), so it works
@@ -61,7 +64,7 @@ mkdir -p "$root"
 tar -C "$root" -xf "$tarball"
 cp "${debs[@]}" "$root/root/"
 
-# The case's setup (apt-get install ./pinpadd_*.deb) in a chroot, in a private mount
+# The case's setup (apt-get install ./pinpadd_*.deb ./pinpadctl_*.deb) in a chroot, in a private mount
 # namespace: its mounts vanish with it, whatever happens.
 cp "$scratch/case.sh" "$root/root/rig-case-setup.sh"
 unshare -m --propagation private bash -euo pipefail -c '

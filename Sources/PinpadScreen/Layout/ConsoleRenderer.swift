@@ -1,3 +1,5 @@
+import PinpadCore
+
 /// Draws a `ScreenModel` as text for a terminal or a VT (ANSI escape sequences).
 ///
 /// Filled boxes show `*` unless the model carries digits (revealed, or Mask=digits);

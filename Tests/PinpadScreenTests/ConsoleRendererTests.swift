@@ -1,4 +1,5 @@
 import PinpadCore
+import PinpadScreen
 import Testing
 
 /// `text` without ANSI CSI sequences (`ESC [ params final`).
