@@ -40,6 +40,12 @@ INSTALL_CONFIGURATION ?= release
 INSTALL_BIN := .build/$(INSTALL_CONFIGURATION)
 INSTALL_STRIP ?= $(if $(filter release,$(INSTALL_CONFIGURATION)),-s)
 RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now
+# Swift 6.0 (Debian 13's swiftlang 6.0.3): its optimizer's copy propagation crashes
+# ("All discovered blocks must be live", PrunedLiveness.cpp) on a noncopyable descriptor
+# bound inside do/catch, which this code does often; release builds with it turn that
+# one pass off (swift.org 6.1+ are not affected).
+SWIFT_6_0 := $(shell $(SWIFT) --version 2>/dev/null | grep -q 'Swift version 6\.0\.' && echo 1)
+RELEASE_FLAGS += $(if $(SWIFT_6_0),-Xswiftc -Xfrontend -Xswiftc -enable-copy-propagation=false)
 
 # Debian 13 (trixie) has its own Swift, swiftlang 6.0.3. tools/debian13-root.sh makes a
 # trixie root with it under .build/debian13/root (once: ~2.9 GB, Debian's mirror), and
