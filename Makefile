@@ -6,8 +6,8 @@
 #                  for double closes (tests/double-close), the unit-file checks
 #                  (systemd-analyze verify/security), the package checks
 #                  (tests/package.sh), a short fuzzing pass, the Swift tests under
-#                  AddressSanitizer, the Swift tests with Debian 13's Swift, the
-#                  arm64 package and the QEMU system tests)
+#                  AddressSanitizer and the QEMU system tests, the package on clean
+#                  Debian 12 and Debian 13 among them)
 #   make fuzz      run each libFuzzer target for FUZZ_SECONDS (60) seconds (fuzz/README.md)
 #   make test-asan the Swift tests built with AddressSanitizer (.build/asan)
 #   make install DESTDIR=... PREFIX=/usr   the release build (Swift runtime linked in)
@@ -15,7 +15,9 @@
 #   make deb ARCH=arm64   pinpadd_VERSION_arm64.deb, cross-compiled on x86-64 with
 #                  Debian 13's own Swift in the Debian 13 build root (.build/debian13)
 #   make test-debian13    build and run every Swift test with Debian 13's swiftlang 6.0.3
-#   make test-releases    that, the arm64 package and the amd64 package on a clean Debian 13
+#   make test-releases    that, the arm64 package cross-built and checked, and the amd64
+#                  and arm64 packages on clean Debian 13 systems (arm64 emulated); not in
+#                  `make test`: ~75 min more on a fresh clone (tests/system/README.md)
 #   make bench     the release build's figures beside a C baseline (bench/README.md)
 #
 # The set-up step installs Debian 12 packages with apt-get (as root, or through sudo).

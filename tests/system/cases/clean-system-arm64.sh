@@ -1,7 +1,7 @@
 # rig-boot: clean
 # rig-release: trixie
 # rig-arch: arm64
-# rig-timeout: 1800
+# rig-timeout: 3600
 # rig-same-as: clean-system
 # rig-not-in-all: not yet seen passing end to end (issue 20); run it by name
 # Seen so far (one run, loaded host): the root made and the package installed by
