@@ -1,4 +1,5 @@
 # rig-boot: clean
+# rig-timeout: 900
 # The Debian package on a clean Debian 12 (mmdebstrap minbase + systemd-sysv, udev; no
 # Swift toolchain), booted with its own systemd as PID 1 (lib/clean-root.sh,
 # lib/boot-clean.sh). The commands are those of README's "Install on a device":
