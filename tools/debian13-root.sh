@@ -8,18 +8,37 @@
 # under /opt/debs.
 # `make test-debian13` builds and tests in it; `make deb ARCH=arm64` cross-compiles in it.
 # Usage: tools/debian13-root.sh [ROOT]   (as root; Debian's mirror needed the first time)
+# A root made with an older package list gets the missing packages with apt-get (the
+# list it has is in ROOT/.complete), instead of being made again.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 root=${1:-$here/.build/debian13/root}
-[[ -f $root/.complete ]] && exit 0
-[[ $(id -u) -eq 0 ]] || { echo "debian13-root: needs root (mmdebstrap, chroot)" >&2; exit 69; }
-command -v mmdebstrap >/dev/null || { echo "debian13-root: mmdebstrap not found (make test-deps)" >&2; exit 69; }
 native="swiftlang pkg-config libevdev-dev libudev-dev libcrypt-dev zlib1g-dev libmosquitto-dev
-  make util-linux systemd kbd console-setup-linux groff-base python3 mosquitto mosquitto-clients
-  openssl debhelper dpkg-dev lintian binutils-aarch64-linux-gnu file"
+  libsqlite3-dev make util-linux systemd kbd console-setup-linux groff-base python3 mosquitto
+  mosquitto-clients openssl debhelper dpkg-dev lintian binutils-aarch64-linux-gnu file"
 cross="libc6-dev libgcc-14-dev libstdc++-14-dev libevdev-dev libudev-dev libcrypt-dev
-  zlib1g-dev libmosquitto-dev linux-libc-dev"
+  zlib1g-dev libmosquitto-dev libsqlite3-dev linux-libc-dev"
 include=$(echo $native $(for p in $cross; do echo "$p:arm64"; done) | tr ' ' ,)
+[[ -f $root/.complete && $(cat "$root/.complete") == "$include" ]] && exit 0
+[[ $(id -u) -eq 0 ]] || { echo "debian13-root: needs root (mmdebstrap, chroot)" >&2; exit 69; }
+if [[ -f $root/.complete ]]; then
+  echo "debian13-root: the package list changed: apt-get install into $root"
+  # One at a time (flock): several builds may start at once.
+  exec 9>"$root.lock"
+  flock 9
+  [[ $(cat "$root/.complete") == "$include" ]] && exit 0
+  unshare -m --propagation private bash -euo pipefail -c '
+    root=$1
+    mount -t proc proc "$root/proc"
+    mount --rbind /dev "$root/dev"
+    cp -L /etc/resolv.conf "$root/etc/resolv.conf"
+    chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+      DEBIAN_FRONTEND=noninteractive sh -ec "apt-get update -qq && apt-get install -y -qq $2"
+  ' debian13-root "$root" "$(tr , ' ' <<<"$include")"
+  echo "$include" >"$root/.complete"
+  exit 0
+fi
+command -v mmdebstrap >/dev/null || { echo "debian13-root: mmdebstrap not found (make test-deps)" >&2; exit 69; }
 start=$(date +%s)
 rm -rf "$root.tmp"
 mkdir -p "$(dirname "$root")"
@@ -33,7 +52,7 @@ mmdebstrap --quiet --variant=minbase --architectures=amd64,arm64 --include="$inc
     for d in swiftlang_*_arm64.deb libswiftlang_*_arm64.deb; do dpkg-deb -x \$d /opt/swift-arm64; done &&
     rm -f swiftlang_*_arm64.deb"' \
   trixie "$root.tmp"
-touch "$root.tmp/.complete"
+echo "$include" >"$root.tmp/.complete"
 rm -rf "$root"
 mv "$root.tmp" "$root"
 echo "debian13-root: took $(($(date +%s) - start)) s, $(du -sh "$root" | cut -f1)"

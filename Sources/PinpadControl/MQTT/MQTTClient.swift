@@ -240,4 +240,11 @@ final class MQTTClient {
   static func isTLSFailure(_ code: Int32) -> Bool {
     code == MOSQ_ERR_TLS.rawValue || code == MOSQ_ERR_TLS_HANDSHAKE.rawValue
   }
+
+  /// Newer libmosquitto (Debian 13's 2.0.21) reads a 3.1.1 broker's two-byte
+  /// refusal of an MQTT 5 CONNECT as a malformed MQTT 5 CONNACK: it closes with this
+  /// code and never calls back with the refusal, as 2.0.11 (Debian 12) does.
+  static func isMalformedPacket(_ code: Int32) -> Bool {
+    code == MOSQ_ERR_MALFORMED_PACKET.rawValue
+  }
 }

@@ -108,12 +108,7 @@ final class MQTTSession {
     connectDeadline = nil
     if version == .v5, code == 1 || code == 0x84 {
       // A 3.1.1 broker answers an MQTT 5 CONNECT with "unacceptable protocol version".
-      log.warning(
-        "\(brokerName) does not speak MQTT 5; using MQTT 3.1.1 "
-          + "(code messages then carry no expiry)")
-      version = .v311
-      clientIsDead = true
-      retryAt = Clock.monotonic()
+      fallBackTo311()
       return
     }
     guard code == 0 else {
@@ -177,10 +172,22 @@ final class MQTTSession {
       + "(does it require a client certificate, CertFile= and KeyFile=?)"
   }
 
+  private func fallBackTo311() {
+    log.warning(
+      "\(brokerName) does not speak MQTT 5; using MQTT 3.1.1 "
+        + "(code messages then carry no expiry)")
+    version = .v311
+    clientIsDead = true
+    retryAt = Clock.monotonic()
+  }
+
   /// A connection that ended before the broker answered CONNECT.
   private func endedEarly(_ codes: [Int32]) {
     guard retryAt == nil, fatal == nil else { return }
-    if codes.contains(where: MQTTClient.isTLSFailure) || client?.lastTLSError != nil {
+    if version == .v5, codes.contains(where: MQTTClient.isMalformedPacket) {
+      // The same refusal, as newer libmosquitto reports it (MQTTClient.isMalformedPacket).
+      fallBackTo311()
+    } else if codes.contains(where: MQTTClient.isTLSFailure) || client?.lastTLSError != nil {
       failed(tlsFailure(client), permanent: true, now: Clock.monotonic())
     } else if settings.broker.tls, !everConnected {
       // TLS 1.3 finishes the client's side of the handshake before the broker checks

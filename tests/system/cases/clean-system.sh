@@ -1,6 +1,7 @@
 # rig-boot: clean
-# The Debian packages (pinpadd, pinpadctl) on a clean Debian 12 (mmdebstrap minbase + systemd-sysv, udev; no
-# Swift toolchain), booted with its own systemd as PID 1 (lib/clean-root.sh,
+# rig-timeout: 900
+# The Debian packages (pinpadd, pinpadctl) on a clean Debian 12 (mmdebstrap minbase +
+# systemd-sysv, udev; no Swift toolchain), booted with its own systemd as PID 1 (lib/clean-root.sh,
 # lib/boot-clean.sh). The commands are those of README's "Install on a device":
 #  setup (chroot on the host): apt-get install ./pinpadd_*.deb ./pinpadctl_*.deb pulls
 #  their dependencies;
@@ -29,6 +30,9 @@ if [ "${1:-}" = setup ]; then
 fi
 
 . "$RIG_LIB/guest.sh"
+# How long a wait for a condition may last: generous, for the emulated arm64 guest on a
+# loaded host (each wait ends as soon as its condition holds).
+limit=300
 export SYSTEMD_PAGER=cat PAGER=cat SYSTEMD_COLORS=0
 rig_log "case started under the clean root's systemd, $(systemctl is-system-running 2>&1)"
 echo "case_started_at=$(rig_now)" >>"$RIG_SCRATCH/timings"
@@ -76,7 +80,7 @@ pinpadd --check-config >/dev/null || rig_fail "the shipped configuration does no
 
 # --- the first connection starts the packaged service --------------------------------
 t0=$(rig_now)
-status=$(timeout 60 pinpadctl status) || { dump; rig_fail "pinpadctl status: $status"; }
+status=$(timeout $limit pinpadctl status) || { dump; rig_fail "pinpadctl status: $status"; }
 rig_measure socket_activation_status "$t0"
 echo "$status"
 [ "$(prop pinpadd ActiveState)/$(prop pinpadd SubState)" = active/running ] ||
@@ -88,6 +92,9 @@ echo "idle_rss_kib=$(awk '/^VmRSS:/ { print $2 }' /proc/"$pid"/status)" >>"$RIG_
 
 # --- configure: a site udev rule, applied by the package's postinst ------------------
 usb=$(rig_node_of "QEMU USB Keyboard") || rig_fail "no USB keyboard"
+# The boot's coldplug may still be on its way (the emulated arm64 guest starts the case
+# before udevd has handled the keyboard): wait until udevd has.
+udevadm wait --timeout=$limit "$usb" || rig_fail "udevd never initialised $usb"
 [ "$(stat -c %G "$usb")" = input ] || rig_fail "$usb is group $(stat -c %G "$usb") before the site rule"
 cat >/etc/udev/rules.d/69-door-keypad.rules <<'EOT'
 SUBSYSTEM=="input", KERNEL=="event*", ATTRS{id/vendor}=="0627", ATTRS{id/product}=="0001", ENV{PINPADD_KEYPAD}="door"
@@ -95,13 +102,13 @@ EOT
 t0=$(rig_now)
 dpkg -i ./pinpadd_*.deb || rig_fail "reinstall"
 rig_measure reinstall "$t0"
-udevadm settle --timeout=60 || rig_fail "udevadm settle"
+udevadm settle --timeout=$limit || rig_fail "udevadm settle"
 udevadm info "$usb" | grep -E "PINPADD|TAGS|LIBINPUT"
 udevadm info "$usb" | grep -q "E: PINPADD_KEYPAD=door" || rig_fail "the postinst did not re-trigger udev"
 [ "$(stat -c %G:%a "$usb")" = pinpadd:660 ] || rig_fail "$usb is $(stat -c %G:%a "$usb") after the reinstall"
 # README's way to apply a rule without reinstalling (the same as the postinst's).
 udevadm control --reload && udevadm trigger --subsystem-match=input --action=change
-udevadm settle --timeout=60 || rig_fail "udevadm settle"
+udevadm settle --timeout=$limit || rig_fail "udevadm settle"
 pinpadd --list-devices | grep -P '\tQEMU QEMU USB Keyboard\t.*\tdoor$' || rig_fail "--list-devices: not keypad door"
 pinpadd --check-config >/dev/null || rig_fail "pinpadd --check-config"
 
@@ -125,7 +132,7 @@ events=$RIG_SCRATCH/events.txt
 pinpadctl listen >"$events" &
 listener=$!
 # serve, listen and the status request itself.
-deadline=$(($(date +%s) + 60))
+deadline=$(($(date +%s) + limit))
 until pinpadctl status | grep -q '"clients":3'; do
   kill -0 $listener 2>/dev/null || rig_fail "pinpadctl listen ended"
   [ "$(date +%s)" -ge "$deadline" ] && { pinpadctl status; dump; rig_fail "serve never connected"; }
@@ -135,7 +142,7 @@ done
 [ "$(stat -c %U /proc/"$(prop pinpadd-serve MainPID)")" = pinpadd-serve ] || rig_fail "serve's user"
 t0=$(rig_now)
 rig_signal ready # host: the PIN and Enter on the USB keyboard
-deadline=$(($(date +%s) + 60))
+deadline=$(($(date +%s) + limit))
 until grep -q '"result":"granted"' "$events"; do
   [ "$(date +%s)" -ge "$deadline" ] && { cat "$events"; dump; rig_fail "no granted verdict"; }
   sleep 0.05
@@ -160,7 +167,7 @@ grep -q /var/lib/pinpadd "$RIG_SCRATCH/before-purge" || rig_fail "no state folde
 t0=$(rig_now)
 dpkg --remove pinpadctl pinpadd || rig_fail "dpkg --remove pinpadctl pinpadd"
 rig_measure remove "$t0"
-udevadm settle --timeout=60 || rig_fail "udevadm settle"
+udevadm settle --timeout=$limit || rig_fail "udevadm settle"
 if [ "$(stat -c %G "$usb")" != input ]; then
   ls -l "$usb"; udevadm info "$usb"; ls /lib/udev/rules.d | grep pinpadd
   journalctl -b -o short-monotonic --no-pager | tail -40

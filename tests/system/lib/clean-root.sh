@@ -37,29 +37,9 @@ debs=("$source"/pinpadd_*_"$arch".deb "$source"/pinpadctl_*_"$arch".deb)
 for deb in "${debs[@]}"; do
   [[ -f $deb ]] || { echo "rig: no $deb (make deb${arch/amd64/})" >&2; exit 69; }
 done
-if [[ $arch != $(dpkg --print-architecture) ]]; then
-  # Foreign programs (mmdebstrap's maintainer scripts, apt-get in the chroot) run under
-  # qemu-user-static; its binfmt handler is opened at registration (flag F), so it works
-  # inside the chroot too.
-  binfmt=/proc/sys/fs/binfmt_misc
-  [[ -f $binfmt/register ]] || mount -t binfmt_misc binfmt_misc $binfmt
-  if [[ ! -e $binfmt/qemu-aarch64 ]]; then
-    [[ -f /usr/lib/binfmt.d/qemu-aarch64.conf ]] ||
-      { echo "rig: no qemu-aarch64 binfmt (apt-get install qemu-user-static)" >&2; exit 69; }
-    cat /usr/lib/binfmt.d/qemu-aarch64.conf >$binfmt/register
-  fi
-fi
-
-cache=$source/.build/system-tests
-tarball=$cache/$release-$arch-minbase.tar
-if [[ ! -f $tarball ]]; then
-  echo "rig: making the clean $release $arch root (mmdebstrap, once)"
-  start=$(date +%s)
-  mmdebstrap --quiet --format=tar --variant=minbase --architectures="$arch" \
-    --include=systemd-sysv,udev "$release" "$tarball.tmp"
-  mv "$tarball.tmp" "$tarball"
-  echo "rig: mmdebstrap took $(($(date +%s) - start)) s"
-fi
+# The cached tarball (for arm64 also the qemu-user-static binfmt handler, so the
+# setup's apt-get runs in the chroot).
+tarball=$("$here/clean-tarball.sh" "$release" "$arch" "$source")
 mkdir -p "$root"
 tar -C "$root" -xf "$tarball"
 cp "${debs[@]}" "$root/root/"
