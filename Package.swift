@@ -6,10 +6,15 @@
 //   C*            system libraries (pkg-config: libevdev, libudev, libcrypt, zlib, libmosquitto)
 //                 and one C shim for what Swift cannot import
 //   PinpadCore    the entry rules, configuration, protocol: pure Swift, no Glibc, no Foundation
+//   PinpadControlCore  pinpadctl's pure parts: codes files, lockouts, the MQTT bridge's
+//                 rules; pure like PinpadCore (and fuzzed with it)
 //   PinpadScreen  layout and raster for the framebuffer and snapshots: pure Swift + zlib
-//   PinpadSystem  thin typed wrappers over Linux syscalls, evdev, udev, framebuffer
-//   PinpadDaemon  the daemon: event loop, inputs, socket server, displays
-//   PinpadControl pinpadctl's commands: controller, codes files, MQTT bridge (libmosquitto)
+//   PinpadSystem  thin typed wrappers over Linux syscalls, the event loop, framebuffer, GPIO
+//   PinpadInput   the keypad stack: evdev devices (libevdev) and udev (libudev)
+//   PinpadProgram what both programs share: arguments, exit codes, logger, config loading
+//   PinpadDaemon  the daemon: inputs, socket server, displays
+//   PinpadControl pinpadctl's commands: controller, codes files, MQTT bridge (libmosquitto,
+//                 libcrypt); it never links the keypad stack (tests/package.sh checks)
 //   pinpadd, pinpadctl  the two programs
 import PackageDescription
 
@@ -31,17 +36,25 @@ let package = Package(
     .target(name: "CPinpadShim"),
 
     .target(name: "PinpadCore"),
+    .target(name: "PinpadControlCore", dependencies: ["PinpadCore"]),
     .target(name: "PinpadScreen", dependencies: ["PinpadCore", "CZlib"]),
+    .target(name: "PinpadSystem", dependencies: ["PinpadCore", "CPinpadShim"]),
     .target(
-      name: "PinpadSystem",
-      dependencies: ["PinpadCore", "CPinpadShim", "CLibevdev", "CLibudev"]),
+      name: "PinpadInput",
+      dependencies: ["PinpadCore", "PinpadSystem", "CPinpadShim", "CLibevdev", "CLibudev"]),
+    .target(name: "PinpadProgram", dependencies: ["PinpadCore", "PinpadSystem"]),
     .target(
       name: "PinpadDaemon",
-      dependencies: ["PinpadCore", "PinpadScreen", "PinpadSystem"]),
+      dependencies: ["PinpadCore", "PinpadScreen", "PinpadSystem", "PinpadInput", "PinpadProgram"]),
     // pinpadctl's commands: the controller, codes files, hashing and the MQTT bridge.
-    // Its own module, so that pinpadd links neither libmosquitto nor libcrypt.
+    // Its own module, so that pinpadd links neither libmosquitto nor libcrypt, and
+    // pinpadctl neither libevdev nor libudev (nor rebuilds when the daemon changes).
     .target(
-      name: "PinpadControl", dependencies: ["PinpadDaemon", "CLibcrypt", "CMosquitto"]),
+      name: "PinpadControl",
+      dependencies: [
+        "PinpadCore", "PinpadControlCore", "PinpadSystem", "PinpadProgram", "CLibcrypt",
+        "CMosquitto",
+      ]),
     .executableTarget(name: "pinpadd", dependencies: ["PinpadDaemon"]),
     .executableTarget(name: "pinpadctl", dependencies: ["PinpadControl"]),
     // `make bench`'s frame timings; neither installed nor packaged.
@@ -49,10 +62,18 @@ let package = Package(
       name: "pinpadd-bench-frames", dependencies: ["PinpadScreen"], path: "bench/frames"),
 
     .testTarget(name: "PinpadCoreTests", dependencies: ["PinpadCore"]),
+    .testTarget(name: "PinpadControlCoreTests", dependencies: ["PinpadControlCore", "PinpadCore"]),
     .testTarget(
       name: "PinpadScreenTests", dependencies: ["PinpadScreen"], resources: [.copy("Goldens")]),
     .testTarget(name: "PinpadSystemTests", dependencies: ["PinpadSystem"]),
-    .testTarget(name: "PinpadDaemonTests", dependencies: ["PinpadDaemon", "PinpadControl"]),
+    .testTarget(name: "PinpadProgramTests", dependencies: ["PinpadProgram", "PinpadCore"]),
+    .testTarget(name: "PinpadInputTests", dependencies: ["PinpadInput", "PinpadSystem"]),
+    .testTarget(
+      name: "PinpadDaemonTests",
+      dependencies: [
+        "PinpadDaemon", "PinpadControl", "PinpadControlCore", "PinpadProgram", "PinpadSystem",
+        "PinpadInput",
+      ]),
   ],
   swiftLanguageModes: [.v6]
 )

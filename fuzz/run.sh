@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (fuzz/targets/*.swift against PinpadCore, with
-# libFuzzer and AddressSanitizer) and runs each for FUZZ_SECONDS seconds.
+# Builds the libFuzzer targets (fuzz/targets/*.swift against PinpadCore and
+# PinpadControlCore, with libFuzzer and AddressSanitizer) and runs each for FUZZ_SECONDS
+# seconds.
 #
 #   fuzz/run.sh [TARGET...]     all targets when none is named
 #   FUZZ_SECONDS=60             time per target
@@ -28,27 +29,36 @@ TARGETS=("$@")
 FLAGS=(-sanitize=fuzzer,address -O -swift-version 6 -use-ld=lld)
 mkdir -p "$OUT/lib" "$OUT/bin" "$OUT/logs" "$OUT/src"
 
-# PinpadCore once, as a static library; rebuilt when a source is newer.
-CORE_SOURCES=$(find Sources/PinpadCore -name '*.swift' | sort)
-LIB=$OUT/lib/libPinpadCore.a
-if [ ! -f "$LIB" ] || [ -n "$(find Sources/PinpadCore -name '*.swift' -newer "$LIB")" ] ||
-  [ "$(cat "$OUT/lib/sources" 2>/dev/null)" != "$CORE_SOURCES" ]; then
-  echo "fuzz: building PinpadCore"
-  # shellcheck disable=SC2086
-  swiftc "${FLAGS[@]}" -parse-as-library -wmo -module-name PinpadCore -emit-library -static \
-    -emit-module -emit-module-path "$OUT/lib/PinpadCore.swiftmodule" -o "$LIB" $CORE_SOURCES
-  echo "$CORE_SOURCES" > "$OUT/lib/sources"
-fi
+# The pure modules (PinpadCore, then PinpadControlCore over it) once each, as static
+# libraries; one is rebuilt when a source of it is newer (or a file came or went), and
+# PinpadControlCore also when PinpadCore was.
+build_lib() { # MODULE [-I DIR]
+  local module=$1 sources lib=$OUT/lib/lib$1.a
+  shift
+  sources=$(find "Sources/$module" -name '*.swift' | sort)
+  if [ ! -f "$lib" ] || [ -n "$(find "Sources/$module" -name '*.swift' -newer "$lib")" ] ||
+    [ "$(cat "$OUT/lib/$module.sources" 2>/dev/null)" != "$sources" ] ||
+    { [ $# -gt 0 ] && [ "$OUT/lib/libPinpadCore.a" -nt "$lib" ]; }; then
+    echo "fuzz: building $module"
+    # shellcheck disable=SC2086
+    swiftc "${FLAGS[@]}" -parse-as-library -wmo -module-name "$module" -emit-library -static \
+      -emit-module -emit-module-path "$OUT/lib/$module.swiftmodule" "$@" -o "$lib" $sources
+    echo "$sources" > "$OUT/lib/$module.sources"
+  fi
+}
+build_lib PinpadCore
+build_lib PinpadControlCore -I "$OUT/lib"
+LIBS=("$OUT/lib/libPinpadCore.a" "$OUT/lib/libPinpadControlCore.a")
 
 for target in "${TARGETS[@]}"; do
   source=fuzz/targets/$target.swift
   [ -f "$source" ] || { echo "fuzz: no target $target ($source)" >&2; exit 2; }
   binary=$OUT/bin/$target
   # shellcheck disable=SC2086
-  if [ ! -x "$binary" ] || [ -n "$(find "$source" fuzz/targets/Support.swift "$LIB" -newer "$binary")" ]; then
+  if [ ! -x "$binary" ] || [ -n "$(find "$source" fuzz/targets/Support.swift "${LIBS[@]}" -newer "$binary")" ]; then
     echo "fuzz: building $target"
     # shellcheck disable=SC2086
-    swiftc "${FLAGS[@]}" -parse-as-library -I "$OUT/lib" -L "$OUT/lib" -lPinpadCore \
+    swiftc "${FLAGS[@]}" -parse-as-library -I "$OUT/lib" -L "$OUT/lib" -lPinpadControlCore -lPinpadCore \
       "$source" fuzz/targets/Support.swift -o "$binary"
   fi
 done

@@ -147,7 +147,7 @@ rm -rf "$notify_dir"
   fail "the packaged pinpadd sent no READY=1 to NOTIFY_SOCKET (got: $notify_out)"
 
 # --- control -------------------------------------------------------------------------
-source_version=$(sed -n 's/^public let pinpaddVersion = "\(.*\)"$/\1/p' "$src/Sources/PinpadDaemon/Support/Options.swift")
+source_version=$(sed -n 's/^public let pinpaddVersion = "\(.*\)"$/\1/p' "$src/Sources/PinpadProgram/Version.swift")
 changelog_version=$(dpkg-parsechangelog -l "$src/debian/changelog" -S Version)
 [[ $(field Package) == pinpadd ]] || fail "Package: $(field Package)"
 [[ $(field Version) == "$changelog_version" ]] || fail "Version $(field Version), changelog $changelog_version"

@@ -1,4 +1,5 @@
 import PinpadCore
+import PinpadProgram
 import PinpadScreen
 import PinpadSystem
 

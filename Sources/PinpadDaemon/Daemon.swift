@@ -1,4 +1,5 @@
 import PinpadCore
+import PinpadProgram
 import PinpadSystem
 
 /// A failure to start: the exit code (SPEC §1) and one line for the person.
@@ -9,8 +10,12 @@ public struct StartError: Error, CustomStringConvertible {
     self.exitCode = exitCode
     self.description = description
   }
-  public static func unavailable(_ text: String) -> StartError { StartError(69, text) }
-  public static func configuration(_ text: String) -> StartError { StartError(78, text) }
+  public static func unavailable(_ text: String) -> StartError {
+    StartError(ExitCode.unavailable.rawValue, text)
+  }
+  public static func configuration(_ text: String) -> StartError {
+    StartError(ExitCode.config.rawValue, text)
+  }
 }
 
 /// The running daemon, an I/O shell around the `Session`: it turns what the inputs, the

@@ -1,4 +1,5 @@
 import PinpadCore
+import PinpadProgram
 import PinpadSystem
 
 /// `pinpadd`'s main: OS setup first (signals blocked before any thread exists), then
@@ -13,7 +14,7 @@ public enum DaemonMain {
         ] + FramebufferDisplay.vtSignals)
     } catch {
       printError("pinpadd: cannot set up signals: \(error)")
-      return 1
+      return ExitCode.failure.rawValue
     }
     SignalReader.ignoreBrokenPipes()
     ProcessSetup.forbidDumps()
@@ -22,7 +23,7 @@ public enum DaemonMain {
     let options: Options
     do { options = try Options(parsing: arguments) } catch {
       printError("pinpadd: \(error)")
-      return 64
+      return ExitCode.usage.rawValue
     }
     switch options.mode {
     case .help:
@@ -39,7 +40,7 @@ public enum DaemonMain {
       config = try ConfigLoader.load(path: options.configPath, required: options.configPathGiven)
     } catch {
       printError(error.description)
-      return 78
+      return ExitCode.config.rawValue
     }
     switch options.mode {
     case .checkConfig:
@@ -47,7 +48,7 @@ public enum DaemonMain {
       if config.mqtt.isPresent {
         do { _ = try config.mqtt.validated(hostName: HostName.current) } catch {
           printError(error.description)
-          return 78
+          return ExitCode.config.rawValue
         }
       }
       print(config.render(), terminator: "")

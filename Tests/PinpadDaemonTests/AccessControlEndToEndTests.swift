@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PinpadControlCore
 import PinpadCore
 import PinpadSystem
 import Testing

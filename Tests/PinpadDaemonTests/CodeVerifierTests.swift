@@ -1,3 +1,4 @@
+import PinpadControlCore
 import PinpadCore
 import Testing
 

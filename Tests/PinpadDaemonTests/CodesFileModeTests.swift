@@ -1,3 +1,4 @@
+import PinpadControlCore
 import PinpadCore
 import Testing
 
@@ -26,7 +27,7 @@ struct CodesFileModeTests {
 struct CodesFileLineTests {
   @Test("CRLF line ends end lines: no hash keeps a CR or LF, no line is swallowed")
   func crlf() {
-    let parsed = PinpadCore.CodesFile.parse(
+    let parsed = PinpadControlCore.CodesFile.parse(
       Array("# people\r\nalice:$y$abc\r\nbob:abcdefghijklm\r\n".utf8), path: "codes")
     #expect(parsed.problems == [])
     #expect(
@@ -38,7 +39,7 @@ struct CodesFileLineTests {
 
   @Test("a hash with a control character left in it (a second CR) is a problem, not an entry")
   func controlInHash() {
-    let parsed = PinpadCore.CodesFile.parse(
+    let parsed = PinpadControlCore.CodesFile.parse(
       Array("alice:$y$abc\r\r\nbob:$y$a\u{1B}c\n".utf8), path: "codes")
     #expect(parsed.entries == [])
     #expect(

@@ -2,6 +2,8 @@ import Foundation
 import Glibc
 import PinpadCore
 import PinpadDaemon
+import PinpadInput
+import PinpadProgram
 import PinpadSystem
 import Testing
 

@@ -1,5 +1,6 @@
 import PinpadCore
 import PinpadDaemon
+import PinpadProgram
 import Testing
 
 private func parse(_ arguments: String) throws(UsageError) -> Options {

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import PinpadCore
+import PinpadProgram
 import PinpadSystem
 import Testing
 

@@ -4,6 +4,7 @@
 // Every line is an entry or a `FILE:LINE:` problem, never fatal for the others; the
 // entries written back (Entry.text, one a line) parse to the same entries with no
 // problem.
+import PinpadControlCore
 import PinpadCore
 
 @_cdecl("LLVMFuzzerTestOneInput")

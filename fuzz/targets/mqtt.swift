@@ -5,6 +5,7 @@
 // the daemon, fed to one BridgeCore in order (a `code` line takes the shell's path):
 // every topic it publishes is under the bridge's topic with no wildcard or empty
 // level, and every retained state is a JSON object.
+import PinpadControlCore
 import PinpadCore
 
 @_cdecl("LLVMFuzzerTestOneInput")

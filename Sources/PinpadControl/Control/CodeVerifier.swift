@@ -1,7 +1,7 @@
 import Dispatch
 import Glibc
+import PinpadControlCore
 import PinpadCore
-import PinpadDaemon
 import PinpadSystem
 import Synchronization
 

@@ -1,6 +1,7 @@
 import Glibc
+import PinpadControlCore
 import PinpadCore
-import PinpadDaemon
+import PinpadProgram
 import PinpadSystem
 
 /// `pinpadctl`: a small client for pinpadd's socket (SPEC §1).
@@ -86,16 +87,16 @@ public enum ControlMain {
       return usageError(error.description)
     } catch let error as CodesFileRefused {
       printError("pinpadctl serve: \(error)")
-      return 78
+      return ExitCode.config.rawValue
     } catch {
       printError("pinpadctl: \(error)")
-      return 69
+      return ExitCode.unavailable.rawValue
     }
   }
 
   static func usageError(_ text: String) -> Int32 {
     printError("pinpadctl: \(text)\n\(usage)")
-    return 64
+    return ExitCode.usage.rawValue
   }
 
   static func printError(_ line: String) {

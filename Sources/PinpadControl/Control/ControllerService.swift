@@ -1,6 +1,7 @@
 import Glibc
+import PinpadControlCore
 import PinpadCore
-import PinpadDaemon
+import PinpadProgram
 import PinpadSystem
 
 /// `pinpadctl serve` and `pinpadctl hash`: the reference controller (SPEC §4.4, §9).
@@ -89,7 +90,7 @@ enum ControllerService {
         ).lockout
     } catch {
       ControlMain.printError(error.description)
-      if configPath != nil { return 78 }
+      if configPath != nil { return ExitCode.config.rawValue }
     }
     let lockout = try LockoutKeeper(
       directory: directory, file: "lockout", rules: rules,
@@ -315,11 +316,11 @@ enum ControllerService {
     let who = name ?? "code"
     if let problem = CodesFile.nameProblem(Array(who.utf8)) {
       ControlMain.printError("pinpadctl hash: \(problem)")
-      return 64
+      return ExitCode.usage.rawValue
     }
     guard !who.contains(where: { $0 == ":" || $0.isWhitespace }) else {
       ControlMain.printError("pinpadctl hash: the name must not hold a colon or a space")
-      return 64
+      return ExitCode.usage.rawValue
     }
     // The lengths to warn about: a bad --config FILE is an error; a bad default one only
     // means the PIN's length is not checked.
@@ -330,7 +331,7 @@ enum ControllerService {
       ).entry
     } catch {
       ControlMain.printError(error.description)
-      guard configPath == nil else { return 78 }
+      guard configPath == nil else { return ExitCode.config.rawValue }
       ControlMain.printError("pinpadctl hash: warning: the PIN's length is not checked")
     }
     var key: CodeTagKey? = nil
@@ -344,7 +345,7 @@ enum ControllerService {
         }
       } catch {
         ControlMain.printError("pinpadctl hash: \(error.description)")
-        return 78
+        return ExitCode.config.rawValue
       }
     } else {
       // The key beside the codes file, made on first use like the file (SPEC §9.3: the

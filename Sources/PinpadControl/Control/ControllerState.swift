@@ -1,6 +1,6 @@
 import Glibc
+import PinpadControlCore
 import PinpadCore
-import PinpadDaemon
 import PinpadSystem
 
 /// The controller's state directory (SPEC §9.5): `--state-dir DIR`, else

@@ -1,5 +1,4 @@
 import PinpadCore
-import PinpadDaemon
 import PinpadSystem
 
 /// A blocking client connection to pinpadd's socket, read line by line (pinpadctl).

@@ -1,6 +1,5 @@
 import CLibcrypt
 import Glibc
-import PinpadDaemon
 
 /// crypt(3) through libcrypt: checking a code against `/etc/shadow`-style hashes and
 /// making new yescrypt (`$y$`) hashes, for `pinpadctl serve` and `pinpadctl hash`.

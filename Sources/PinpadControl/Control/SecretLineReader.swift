@@ -1,5 +1,4 @@
 import Glibc
-import PinpadDaemon
 import PinpadSystem
 
 /// Reads the daemon's lines into one fixed buffer that is zeroed as lines are used, so

@@ -1,6 +1,6 @@
 import Glibc
+import PinpadControlCore
 import PinpadCore
-import PinpadDaemon
 import PinpadSystem
 
 /// The `--codes FILE` of `pinpadctl serve` as it is on disk (SPEC §9.3, `CodesFile`):

@@ -1,6 +1,7 @@
 import Glibc
+import PinpadControlCore
 import PinpadCore
-import PinpadDaemon
+import PinpadProgram
 import PinpadSystem
 
 /// `pinpadctl mqtt`: bridges one daemon to an MQTT broker (SPEC §8).
@@ -44,7 +45,7 @@ enum BridgeService {
     }
     let log = Logger(level: .info)
     guard let (config, settings, password) = loadSettings(configPath, required: configGiven)
-    else { return 78 }
+    else { return ExitCode.config.rawValue }
     let signals = try SignalReader(blocking: [SIGTERM, SIGINT])
     let bridge = Bridge(
       settings: settings, password: password, socketPath: socketPath,
@@ -155,7 +156,7 @@ private final class Bridge {
     while true {
       if let fatal = session.fatal {
         log.error(fatal)
-        return 69
+        return ExitCode.unavailable.rawValue
       }
       if let exitCode { return exitCode }
       var entries: [pollfd] = [pollfd(fd: signals.fd.rawValue, events: Int16(POLLIN), revents: 0)]
@@ -255,7 +256,7 @@ private final class Bridge {
       if type == "error" {
         log.error(
           "\(socketPath): \(fields.text("reason", in: UnsafeBufferPointer(line)) ?? "refused")")
-        exitCode = 69
+        exitCode = ExitCode.unavailable.rawValue
         closeDaemon(publish: false)
         return
       }

@@ -1,6 +1,6 @@
 import Glibc
 import PinpadCore
-import PinpadDaemon
+import PinpadProgram
 import PinpadSystem
 
 /// `pinpadctl serve --codes FILE --mqtt`: answers the codes of every device on the
@@ -27,7 +27,7 @@ enum FleetController {
     guard
       let (config, settings, password) = BridgeService.loadSettings(
         configPath, required: configGiven)
-    else { return 78 }
+    else { return ExitCode.config.rawValue }
     let log = Logger(level: .info)
     let lockout = try LockoutKeeper(
       directory: stateDirectory, file: "fleet-lockout", rules: config.lockout,
@@ -88,7 +88,7 @@ enum FleetController {
     while true {
       if let fatal = session.fatal {
         log.error(fatal)
-        return 69
+        return ExitCode.unavailable.rawValue
       }
       var entries = [pollfd(fd: signals.fd.rawValue, events: Int16(POLLIN), revents: 0)]
       let brokerIndex = session.pollEntry.map {

@@ -1,7 +1,6 @@
 import CMosquitto
 import Glibc
 import PinpadCore
-import PinpadDaemon
 
 /// One connection attempt to a broker through libmosquitto: the only file that calls it.
 ///

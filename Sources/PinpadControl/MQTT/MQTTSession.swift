@@ -1,6 +1,7 @@
 import Glibc
+import PinpadControlCore
 import PinpadCore
-import PinpadDaemon
+import PinpadProgram
 import PinpadSystem
 
 /// A broker connection that comes back: connects, and after a loss reconnects with

@@ -1,4 +1,5 @@
 import PinpadCore
+import PinpadProgram
 import PinpadSystem
 
 /// The GPIO lines of every `[Door]`: requested at start (each relay driven locked as it

@@ -1,4 +1,5 @@
 import PinpadCore
+import PinpadInput
 import PinpadSystem
 
 /// `pinpadd --list-devices` (SPEC §1): one line per `/dev/input/event*` with path, name,

@@ -1,4 +1,6 @@
 import PinpadCore
+import PinpadProgram
+import PinpadSystem
 
 /// Starting the inputs the command line names.
 enum InputSetup {

@@ -1,4 +1,5 @@
 import PinpadCore
+import PinpadSystem
 
 /// What an input hands the daemon.
 public enum SourceEvent {

@@ -1,4 +1,6 @@
 import PinpadCore
+import PinpadInput
+import PinpadProgram
 import PinpadSystem
 
 /// Real keypads through evdev: `--input auto` (udev discovery and hot-plug) or an

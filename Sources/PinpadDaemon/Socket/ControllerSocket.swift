@@ -1,4 +1,5 @@
 import PinpadCore
+import PinpadProgram
 import PinpadSystem
 
 /// Opening the controller socket: binding its file, resolving who may connect.

@@ -1,5 +1,6 @@
 import Glibc
 import PinpadCore
+import PinpadProgram
 import PinpadSystem
 
 /// One connected controller.

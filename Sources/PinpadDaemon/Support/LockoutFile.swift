@@ -1,4 +1,5 @@
 import PinpadCore
+import PinpadProgram
 import PinpadSystem
 
 /// Reading and writing `STATE_DIR/lockout` (the format is `LockoutStore`'s).

@@ -1,13 +1,5 @@
 import PinpadCore
-
-/// The version both programs report (`--version`, `-V`) and the socket's `hello` carries.
-public let pinpaddVersion = "0.1.0"
-
-/// A usage error: exit 64 with this line.
-public struct UsageError: Error, CustomStringConvertible {
-  public var description: String
-  public init(_ description: String) { self.description = description }
-}
+import PinpadProgram
 
 /// `--input SPEC` (SPEC §1).
 public enum InputSpec: Equatable, Sendable {

@@ -121,11 +121,14 @@ func runProgram(
   process.standardError = err
   process.standardInput = inp
   try process.run()
-  if let input { inp.fileHandleForWriting.write(Data(input.utf8)) }
-  try? inp.fileHandleForWriting.close()
   // Read both pipes on their own threads so a chatty program cannot block.
   let outData = Collector(out.fileHandleForReading)
   let errData = Collector(err.fileHandleForReading)
+  // A program may exit without reading its input (a refused argument): the write then
+  // fails with EPIPE, which is the program's business, not a crash of the test process
+  // (FileHandle.write(_:) traps on it).
+  if let input { try? inp.fileHandleForWriting.write(contentsOf: Data(input.utf8)) }
+  try? inp.fileHandleForWriting.close()
   if !E2E.waitUntil(timeout: timeout, { !process.isRunning }) {
     kill(process.processIdentifier, SIGKILL)
     process.waitUntilExit()

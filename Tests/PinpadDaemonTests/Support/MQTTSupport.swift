@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PinpadProgram
 import PinpadSystem
 import Testing
 

@@ -1,6 +1,6 @@
-// evdev-probe: a small driver of pinpadd's own device code (PinpadSystem) for system
+// evdev-probe: a small driver of pinpadd's own device code (PinpadInput) for system
 // tests in the QEMU guest. Not part of the package: tests/system/lib/build-probe.sh links
-// it against the objects of a `swift build --target PinpadSystem`.
+// it against the objects of a `swift build --target PinpadInput`.
 //
 //   evdev-probe list [TOKEN...]           --list-devices lines (udev/sysfs, else open);
 //                                         TOKENs: Match= of one section "test"
@@ -20,6 +20,7 @@
 // Every line starts with the CLOCK_MONOTONIC time in seconds.
 import Glibc
 import PinpadCore
+import PinpadInput
 import PinpadSystem
 
 /// Unbuffered, so lines reach the console in order with the guest's other output.

@@ -1,17 +1,17 @@
 #!/bin/bash
 # Builds tests/system/helpers/evdev-probe.swift against the objects of
-# `swift build --target PinpadSystem` (no change to Package.swift). Prints the binary's path.
+# `swift build --target PinpadInput` (no change to Package.swift). Prints the binary's path.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 out=${1:-$root/.build/system-tests/evdev-probe}
 cd "$root"
-swift build --target PinpadSystem >&2
+swift build --target PinpadInput >&2
 bin=$(swift build --show-bin-path)
 mkdir -p "$(dirname "$out")"
 # Only the objects of sources that still exist: an incremental build keeps the object of
 # a renamed or deleted file, which would clash with its successor's symbols.
 objects=""
-for module in PinpadCore PinpadSystem CPinpadShim; do
+for module in PinpadCore PinpadSystem PinpadInput CPinpadShim; do
   for object in "$bin/$module.build"/*.o; do
     source=$(basename "$object" .o)
     [[ -n $(find "Sources/$module" -name "$source" -print -quit) ]] && objects+=" $object"

@@ -1,0 +1,120 @@
+import PinpadCore
+
+/// Keyed tags that let `pinpadctl serve` pick the few codes-file lines a code or card can
+/// belong to before the slow crypt(3) checks (issue 12; pinpadctl(1), SCALE).
+///
+/// A tag is the first few hex digits of HMAC-SHA256(key, LABEL 0 HASH 0 SECRET), where
+/// HASH is the line's own crypt(3) hash (so equal codes on two lines give unrelated
+/// tags) and LABEL says whether SECRET is a PIN or a card number. Written in the codes
+/// file as `tag=KEYID.HEX` (the PIN) or `cardtag=KEYID.HEX` (the card); KEYID names the
+/// key that made it, so a line tagged with another key is checked in full instead of
+/// never matching.
+public struct CodeTag: Equatable, Sendable {
+  /// Hex digits `hash` writes: 8 bits for a PIN (a 1000-person file leaves about 4
+  /// candidates), 12 bits for a card (card numbers have far more digits to spare).
+  public static let pinDigits = 2
+  public static let cardDigits = 3
+  public static let maxDigits = 8
+
+  /// The key's id, 4 lowercase hex digits (ASCII).
+  public var keyID: [UInt8]
+  /// 1...8 lowercase hex digits (ASCII).
+  public var digits: [UInt8]
+
+  public init(keyID: [UInt8], digits: [UInt8]) {
+    self.keyID = keyID
+    self.digits = digits
+  }
+
+  /// `KEYID.HEX` as in the codes file; nil unless 4 hex digits, a dot, 1...8 hex digits.
+  public init?(option value: some Collection<UInt8>) {
+    let bytes = Array(value)
+    guard bytes.count >= 6, bytes.count <= 5 + CodeTag.maxDigits, bytes[4] == 0x2E else {
+      return nil
+    }
+    let id = bytes[0..<4].map(CodeTag.lowercased)
+    let digits = bytes[5...].map(CodeTag.lowercased)
+    guard (id + digits).allSatisfy(CodeTag.isHexDigit) else { return nil }
+    self.init(keyID: id, digits: digits)
+  }
+
+  public var text: String { String(decoding: keyID + [0x2E] + digits, as: UTF8.self) }
+
+  public enum Kind: Sendable {
+    case pin, card
+    var label: [UInt8] { Array((self == .pin ? "pinpadd pin tag" : "pinpadd card tag").utf8) + [0] }
+  }
+
+  static func isHexDigit(_ byte: UInt8) -> Bool {
+    (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte)
+  }
+  static func lowercased(_ byte: UInt8) -> UInt8 {
+    (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
+  }
+  static let hexDigits = Array("0123456789abcdef".utf8)
+  static func hex(_ bytes: [UInt8], digits: Int) -> [UInt8] {
+    (0..<digits).map { i in
+      let byte = bytes[i / 2]
+      return hexDigits[Int(i % 2 == 0 ? byte >> 4 : byte & 0x0F)]
+    }
+  }
+}
+
+/// The secret key of the tags: 32 random bytes, kept in its own file (64 hex digits on
+/// one line) apart from the codes file.
+public struct CodeTagKey: Sendable {
+  public static let size = 32
+  private let hmac: HMACSHA256
+  /// 4 hex digits that name this key in every tag it made.
+  public let id: [UInt8]
+
+  public init(key: [UInt8]) {
+    hmac = HMACSHA256(key: key)
+    id = CodeTag.hex(hmac.mac(Array("pinpadd key id".utf8)), digits: 4)
+  }
+
+  /// The key file's content: 64 hex digits and an optional newline; nil when it is not.
+  public init?(file bytes: some Collection<UInt8>) {
+    var text = Array(bytes)
+    defer { for i in text.indices { text[i] = 0 } }
+    if text.last == 0x0A { text.removeLast() }
+    if text.last == 0x0D { text.removeLast() }
+    guard text.count == 2 * CodeTagKey.size,
+      text.allSatisfy({ CodeTag.isHexDigit(CodeTag.lowercased($0)) })
+    else { return nil }
+    func value(_ byte: UInt8) -> UInt8 {
+      let b = CodeTag.lowercased(byte)
+      return b <= 0x39 ? b - 0x30 : b - 0x61 + 10
+    }
+    var key = (0..<CodeTagKey.size).map { value(text[2 * $0]) << 4 | value(text[2 * $0 + 1]) }
+    defer { for i in key.indices { key[i] = 0 } }
+    self.init(key: key)
+  }
+
+  /// What a key file holds for `key`.
+  public static func fileText(_ key: [UInt8]) -> String {
+    String(decoding: CodeTag.hex(key, digits: 2 * key.count), as: UTF8.self) + "\n"
+  }
+
+  /// The tag of `secret` on the line whose crypt(3) hash is `hash`.
+  public func tag(
+    _ kind: CodeTag.Kind, hash: [UInt8], secret: UnsafeBufferPointer<UInt8>, digits: Int
+  ) -> CodeTag {
+    let mac = kind.label.withUnsafeBufferPointer { label in
+      hash.withUnsafeBufferPointer { hash in
+        [UInt8(0)].withUnsafeBufferPointer { zero in hmac.mac([label, hash, zero, secret]) }
+      }
+    }
+    return CodeTag(keyID: id, digits: CodeTag.hex(mac, digits: min(digits, CodeTag.maxDigits)))
+  }
+
+  /// Whether `tag` allows `secret` on that line: true for a tag of another key (it
+  /// cannot narrow anything), else whether its digits are those of `secret`.
+  public func allows(
+    _ tag: CodeTag, _ kind: CodeTag.Kind, hash: [UInt8], secret: UnsafeBufferPointer<UInt8>
+  ) -> Bool {
+    guard tag.keyID == id else { return true }
+    return self.tag(kind, hash: hash, secret: secret, digits: tag.digits.count).digits
+      == tag.digits
+  }
+}

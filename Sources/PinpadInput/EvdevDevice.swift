@@ -1,0 +1,299 @@
+import CLibevdev
+import CPinpadShim
+import Glibc
+import PinpadCore
+import PinpadSystem
+
+/// One evdev input device read through libevdev: its identity and capabilities, its key
+/// state, an exclusive grab taken only while no key is down, and non-blocking reads that
+/// resynchronise after `SYN_DROPPED`.
+///
+/// Poll `fd` for readability (level-triggered) and call `readEvents()` each time it is
+/// readable; on `gone` stop polling and `close()` it (off the key-handling path if you
+/// can: closing an evdev fd can take tens of milliseconds).
+///
+/// Keys already down when the device is opened, or when it is resynchronised after
+/// dropped events, are not presses: their events are left out until they are released.
+public final class EvdevDevice {
+  /// The node it was opened from (`/dev/input/event3`, or a by-id link).
+  public let path: String
+  /// The descriptor to poll; -1 once closed.
+  public private(set) var fd: FileDescriptor
+  /// Who the device is: the kernel's name, ids and phys, plus udev's data when given.
+  public let identity: DeviceIdentity
+  public let capabilities: DeviceCapabilities
+  /// The device is grabbed exclusively (EVIOCGRAB): no console or other reader sees it.
+  public private(set) var isGrabbed = false
+  /// Most events returned by one `readEvents()`, so a flooding device cannot starve the
+  /// loop; the fd stays readable and the next call continues.
+  public var maxEventsPerRead = 512
+
+  private let source: EvdevSource
+  private var isClosed = false
+  /// Keys down at open or at a resync: their events are dropped until they are released.
+  private var heldKeys: Set<UInt16> = []
+  private let staleDropsBefore: Instant?
+
+  /// Opens an event node (`O_RDONLY|O_NONBLOCK|O_CLOEXEC`) with CLOCK_MONOTONIC
+  /// timestamps. `udev` adds syspath, links, properties and tags to the identity.
+  public convenience init(path: String, udev: DeviceIdentity? = nil) throws(SystemError) {
+    let node: OwnedDescriptor
+    do { node = try OwnedDescriptor.open(path, O_RDONLY | O_NONBLOCK) } catch {
+      throw SystemError("open", path: path, error)
+    }
+    try self.init(adopting: node, path: path, udev: udev)
+  }
+
+  /// Takes over `node`, an event node opened `O_RDONLY|O_NONBLOCK` (closed on failure):
+  /// what `init(path:udev:)` does after its open(). Events already queued on it predate
+  /// the device's state snapshot and are not read.
+  public convenience init(
+    adopting node: consuming OwnedDescriptor, path: String, udev: DeviceIdentity? = nil
+  ) throws(SystemError) {
+    let fd = node.fd.rawValue
+    // Before libevdev reads the state: switching the clock flushes the kernel's queue.
+    // When that queue was not empty (an event came between open() and the switch, e.g. a
+    // held key's autorepeat) the kernel queues a SYN_DROPPED stamped no later than now,
+    // readable only after the next report. It predates libevdev's snapshot below, so the
+    // kernel lost nothing read after it: remember when, so it is not reported as a drop.
+    // (libevdev's resync still swallows the report that makes it readable: a key pressed
+    // while the device is being opened; tests/system/cases/evdev-kernel.sh, part 4.)
+    var staleDropsBefore: Instant?
+    if pinpad_evdev_use_monotonic_clock(fd) == 0 { staleDropsBefore = Clock.monotonic() }
+    var device: OpaquePointer?
+    let rc = libevdev_new_from_fd(fd, &device)
+    guard rc == 0, let device else {
+      throw SystemError("libevdev_new_from_fd", path: path, Errno(-rc))  // `node` closes
+    }
+    var identity = udev
+    if identity == nil {
+      // No udev: still know where it sits in sysfs, for `isVirtual`.
+      identity = DeviceIdentity(devnode: path, syspath: sysfsPath(ofCharacterDevice: fd) ?? "")
+    }
+    self.init(
+      path: path, source: LibevdevSource(node, device: device), udev: identity,
+      staleDropsBefore: staleDropsBefore)
+  }
+
+  /// The test seam: a device that reads raw `struct input_event` records (see
+  /// `InputEvent.kernelRecord`) from `fd`, a pipe's non-blocking read end, as if it were
+  /// an evdev node with these keys, these keys down at open, and this identity. It takes
+  /// ownership of `fd`.
+  public convenience init(
+    simulating identity: DeviceIdentity, keys: [KeyCode], keysDown: [KeyCode] = [],
+    fd: consuming OwnedDescriptor
+  ) {
+    let source = RecordPipeSource(fd, identity: identity, keys: keys, keysDown: keysDown)
+    self.init(path: identity.devnode, source: source, udev: identity)
+  }
+
+  /// `staleDropsBefore`: a SYN_DROPPED stamped before this instant is the clock switch's
+  /// (see `init(adopting:)`), not a loss since the state snapshot.
+  init(path: String, source: EvdevSource, udev: DeviceIdentity?, staleDropsBefore: Instant? = nil) {
+    self.path = path
+    self.staleDropsBefore = staleDropsBefore
+    self.source = source
+    self.fd = FileDescriptor(rawValue: source.fd)
+    var identity = udev ?? DeviceIdentity(devnode: path)
+    identity.name = source.name
+    identity.phys = source.phys
+    (identity.vendor, identity.product, identity.bustype) = source.ids
+    self.identity = identity
+    let has = source.has
+    let clicks = has(EV_KEY, Int(BTN_TOUCH)) || has(EV_KEY, Int(BTN_LEFT))
+    self.capabilities = DeviceCapabilities(
+      hasDigitKeys: DeviceCapabilities.digitKeyCodes.contains { has(EV_KEY, $0) },
+      hasTouch: ((has(EV_ABS, Int(ABS_X)) && has(EV_ABS, Int(ABS_Y)))
+        || (has(EV_ABS, Int(ABS_MT_POSITION_X)) && has(EV_ABS, Int(ABS_MT_POSITION_Y))))
+        && clicks,
+      hasPointer: has(EV_REL, Int(REL_X)) && has(EV_REL, Int(REL_Y))
+        && has(EV_KEY, Int(BTN_LEFT)))
+    self.heldKeys = Set(keysDown.map(\.rawValue))
+  }
+
+  deinit { close() }
+
+  /// The device reports this event type and code (`libevdev_has_event_code`).
+  public func supports(type: UInt16, code: UInt16) -> Bool {
+    !isClosed && source.has(type: Int32(type), code: Int(code))
+  }
+
+  /// An absolute axis' range (absinfo minimum and maximum), nil when it has no such axis.
+  public func absoluteRange(_ code: UInt16) -> AxisRange? {
+    guard !isClosed, source.has(type: EV_ABS, code: Int(code)) else { return nil }
+    return source.absoluteRange(Int(code))
+  }
+
+  /// How `PointerTracker` should read this device's position: absolute axes when it has
+  /// `ABS_X`/`ABS_Y`, else multi-touch positions, else relative motion; nil for none.
+  public var pointerAxes: PointerTracker.Axes? {
+    let x = UInt16(ABS_X)
+    let y = UInt16(ABS_Y)
+    let mtX = UInt16(ABS_MT_POSITION_X)
+    let mtY = UInt16(ABS_MT_POSITION_Y)
+    if let rx = absoluteRange(x), let ry = absoluteRange(y) { return .absolute(x: rx, y: ry) }
+    if let rx = absoluteRange(mtX), let ry = absoluteRange(mtY) {
+      return .multitouch(x: rx, y: ry)
+    }
+    if supports(type: UInt16(EV_REL), code: UInt16(REL_X)),
+      supports(type: UInt16(EV_REL), code: UInt16(REL_Y))
+    {
+      return .relative
+    }
+    return nil
+  }
+
+  /// The keys down in libevdev's view of the device (updated by every event read).
+  public var keysDown: [KeyCode] {
+    guard !isClosed else { return [] }
+    return (0...Int(KEY_MAX)).compactMap { code in
+      source.isDown(code) ? KeyCode(UInt16(code)) : nil
+    }
+  }
+
+  public enum GrabOutcome: Equatable, Sendable {
+    case grabbed
+    /// A key is down: grabbing now would leave it stuck for other readers (a console
+    /// would autorepeat it). Try again after the next `readEvents()`; never spin.
+    case notYet
+    case failed(SystemError)
+  }
+
+  /// Takes the device exclusively (EVIOCGRAB) if no key is down in libevdev's view and
+  /// no event is waiting to be read (so that view is the kernel's). Call it after
+  /// `readEvents()`; `notYet` leaves the fd readable or a key down, so the next read
+  /// comes from an event, never from a loop.
+  ///
+  /// It never asks the kernel for its key state (EVIOCGKEY): that ioctl discards the key
+  /// events queued for this reader (the kernel's `evdev_handle_get_val` flushes them), so
+  /// a key pressed between the last read and the query would be lost, release and all.
+  public func grabWhenIdle() -> GrabOutcome {
+    guard !isClosed else {
+      return .failed(SystemError("EVIOCGRAB", path: path, Errno(EBADF)))
+    }
+    if isGrabbed { return .grabbed }
+    if !keysDown.isEmpty || pollNow(fd.rawValue) & Int16(POLLIN) != 0 { return .notYet }
+    let rc = source.grab(true)
+    if rc != 0 {
+      return .failed(SystemError("EVIOCGRAB", path: path, Errno(-rc)))
+    }
+    isGrabbed = true
+    return .grabbed
+  }
+
+  /// Gives the grab back (EVIOCGRAB 0). Closing does it too.
+  public func ungrab() {
+    guard !isClosed, isGrabbed else { return }
+    _ = source.grab(false)
+    isGrabbed = false
+  }
+
+  /// Reads what is pending without blocking (`libevdev_next_event`, normal mode). After
+  /// `SYN_DROPPED` it drains libevdev's resync in sync mode, reports `dropped`, and treats
+  /// keys down after the resync like keys down at open. ENODEV, EBADF or a hang-up report
+  /// `gone`.
+  public func readEvents() -> InputBatch {
+    var batch = InputBatch()
+    guard !isClosed else {
+      batch.gone = true
+      return batch
+    }
+    let statusSync = Int32(LIBEVDEV_READ_STATUS_SYNC.rawValue)
+    var syncing = false
+    var event = input_event()
+    while batch.events.count < maxEventsPerRead {
+      let rc = source.next(sync: syncing, &event)
+      if syncing {
+        // The resync diff: libevdev's state is now current; its events are not presses.
+        if rc == 0 || rc == statusSync || rc == -EINTR { continue }
+        if rc == -ENODEV || rc == -EBADF {
+          batch.gone = true
+          break
+        }
+        // -EAGAIN: the diff is drained. Anything else: libevdev keeps its old state and
+        // carries on in normal mode. Keys down now are held (their presses may have been
+        // lost); a held key that went up during the drop is held no longer.
+        syncing = false
+        heldKeys = Set(keysDown.map(\.rawValue))
+        continue
+      }
+      if rc == 0 {
+        if let kept = filtered(event) { batch.events.append(kept) }
+      } else if rc == statusSync {
+        // libevdev resyncs either way; only a drop after the snapshot lost anything.
+        let stale = staleDropsBefore.map { time(of: event) < $0.nanoseconds } ?? false
+        if !stale {
+          batch.dropped = true
+          if batch.droppedIndex == nil { batch.droppedIndex = batch.events.count }
+        }
+        syncing = true
+      } else if rc == -EINTR {
+        continue
+      } else if rc == -EAGAIN {
+        break
+      } else {
+        // -ENODEV (unplugged), -EBADF, -EIO, -EINVAL (a torn record): nothing more will
+        // come from this fd.
+        batch.gone = true
+        break
+      }
+    }
+    if !batch.gone && batch.events.count < maxEventsPerRead {
+      // A pipe's writer closing reads as EOF, which libevdev reports as -EAGAIN: ask poll.
+      let revents = pollNow(fd.rawValue)
+      if revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 && revents & Int16(POLLIN) == 0 {
+        batch.gone = true
+      }
+    }
+    return batch
+  }
+
+  /// Ungrabs, frees libevdev and closes the fd. Safe to call twice.
+  public func close() {
+    guard !isClosed else { return }
+    ungrab()
+    source.close()
+    isClosed = true
+    fd = FileDescriptor(rawValue: -1)
+  }
+
+  private func filtered(_ event: input_event) -> InputEvent? {
+    if event.type == UInt16(EV_KEY), heldKeys.contains(event.code) {
+      if event.value == 0 { heldKeys.remove(event.code) }
+      return nil
+    }
+    return InputEvent(
+      time: Instant(nanoseconds: time(of: event)), type: event.type, code: event.code,
+      value: event.value)
+  }
+
+  private func time(of event: input_event) -> Int64 {
+    Int64(event.time.tv_sec) * 1_000_000_000 + Int64(event.time.tv_usec) * 1000
+  }
+}
+
+extension InputEvent {
+  /// The event as the kernel's `struct input_event` bytes (24 on 64-bit Linux), e.g. to
+  /// write into the pipe behind `EvdevDevice(simulating:...)`.
+  public var kernelRecord: [UInt8] {
+    var raw = input_event()
+    raw.time.tv_sec = Int(time.nanoseconds / 1_000_000_000)
+    raw.time.tv_usec = Int(time.nanoseconds % 1_000_000_000 / 1000)
+    raw.type = type
+    raw.code = code
+    raw.value = value
+    return withUnsafeBytes(of: &raw) { Array($0) }
+  }
+}
+
+/// `/sys/devices/.../eventN` for an open character device, through `/sys/dev/char/MAJ:MIN`.
+func sysfsPath(ofCharacterDevice fd: Int32) -> String? {
+  var info = stat()
+  guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFCHR else { return nil }
+  let dev = UInt64(info.st_rdev)
+  let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & ~0xfff)
+  let minor = (dev & 0xff) | ((dev >> 12) & ~0xff)
+  guard let resolved = realpath("/sys/dev/char/\(major):\(minor)", nil) else { return nil }
+  defer { free(resolved) }
+  return String(cString: resolved)
+}

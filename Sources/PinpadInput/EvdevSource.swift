@@ -1,0 +1,142 @@
+import CLibevdev
+import Glibc
+import PinpadCore
+import PinpadSystem
+
+/// Where `EvdevDevice` gets events and key state from: libevdev on a real node, or, in
+/// tests, raw `struct input_event` records on a pipe (libevdev cannot be initialised on a
+/// pipe: `libevdev_set_fd` asks the fd for its capabilities with evdev ioctls).
+protocol EvdevSource: AnyObject {
+  var fd: Int32 { get }
+  var name: String { get }
+  var phys: String { get }
+  var ids: (vendor: UInt16, product: UInt16, bustype: UInt16) { get }
+  func has(type: Int32, code: Int) -> Bool
+  func isDown(_ code: Int) -> Bool
+  /// An absolute axis' absinfo minimum and maximum, nil when unknown.
+  func absoluteRange(_ code: Int) -> AxisRange?
+  /// The next event: `libevdev_next_event` semantics, i.e. 0 with an event, 1
+  /// (`LIBEVDEV_READ_STATUS_SYNC`) for SYN_DROPPED in normal mode or a resync event in
+  /// sync mode, or -errno (-EAGAIN: nothing more, or in sync mode: resync finished).
+  func next(sync: Bool, _ event: inout input_event) -> Int32
+  /// EVIOCGRAB: 0 or -errno.
+  func grab(_ on: Bool) -> Int32
+  func close()
+}
+
+/// A real evdev node through libevdev.
+final class LibevdevSource: EvdevSource {
+  let fd: Int32
+  /// libevdev reads the node but does not own it: this does.
+  private var node: OwnedDescriptor
+  private var device: OpaquePointer?
+
+  init(_ node: consuming OwnedDescriptor, device: OpaquePointer) {
+    self.fd = node.fd.rawValue
+    self.node = node
+    self.device = device
+  }
+
+  var name: String { String(cString: libevdev_get_name(device)) }
+  var phys: String { libevdev_get_phys(device).map { String(cString: $0) } ?? "" }
+  var ids: (vendor: UInt16, product: UInt16, bustype: UInt16) {
+    (
+      UInt16(truncatingIfNeeded: libevdev_get_id_vendor(device)),
+      UInt16(truncatingIfNeeded: libevdev_get_id_product(device)),
+      UInt16(truncatingIfNeeded: libevdev_get_id_bustype(device))
+    )
+  }
+
+  func has(type: Int32, code: Int) -> Bool {
+    libevdev_has_event_code(device, UInt32(type), UInt32(code)) != 0
+  }
+
+  func isDown(_ code: Int) -> Bool {
+    libevdev_get_event_value(device, UInt32(EV_KEY), UInt32(code)) != 0
+  }
+
+  func absoluteRange(_ code: Int) -> AxisRange? {
+    guard let info = libevdev_get_abs_info(device, UInt32(code)) else { return nil }
+    return AxisRange(minimum: info.pointee.minimum, maximum: info.pointee.maximum)
+  }
+
+  func next(sync: Bool, _ event: inout input_event) -> Int32 {
+    let flags = sync ? LIBEVDEV_READ_FLAG_SYNC.rawValue : LIBEVDEV_READ_FLAG_NORMAL.rawValue
+    return libevdev_next_event(device, flags, &event)
+  }
+
+  func grab(_ on: Bool) -> Int32 { libevdev_grab(device, on ? LIBEVDEV_GRAB : LIBEVDEV_UNGRAB) }
+
+  func close() {
+    guard let device else { return }
+    libevdev_free(device)
+    self.device = nil
+    node.close()
+  }
+
+  deinit { if let device { libevdev_free(device) } }
+}
+
+/// The test seam: raw `struct input_event` records read from a pipe, with the key state
+/// kept from the events read, as libevdev keeps it. A `SYN_DROPPED` record is reported
+/// like libevdev does; the "resync" then finds the key state as the records left it.
+final class RecordPipeSource: EvdevSource {
+  let fd: Int32
+  let name: String
+  let phys: String
+  let ids: (vendor: UInt16, product: UInt16, bustype: UInt16)
+  private let capabilities: Set<Int>
+  private var down: Set<Int>
+  private var buffer: [UInt8] = []
+  private var pending: [input_event] = []
+  private var pipe: OwnedDescriptor
+  /// The key state the next resync finds (keys that changed in events the kernel
+  /// dropped); nil: the state the records left.
+  var keysAfterDrop: Set<Int>?
+
+  /// Takes ownership of `pipe`, a non-blocking read end.
+  init(
+    _ pipe: consuming OwnedDescriptor, identity: DeviceIdentity, keys: [KeyCode],
+    keysDown: [KeyCode]
+  ) {
+    self.fd = pipe.fd.rawValue
+    self.pipe = pipe
+    name = identity.name
+    phys = identity.phys
+    ids = (identity.vendor, identity.product, identity.bustype)
+    capabilities = Set(keys.map { Int($0.rawValue) })
+    down = Set(keysDown.map { Int($0.rawValue) })
+  }
+
+  func has(type: Int32, code: Int) -> Bool { type == EV_KEY && capabilities.contains(code) }
+  func isDown(_ code: Int) -> Bool { down.contains(code) }
+  func absoluteRange(_ code: Int) -> AxisRange? { nil }
+
+  func next(sync: Bool, _ event: inout input_event) -> Int32 {
+    if !pipe.isOpen { return -EBADF }
+    if sync {
+      // The kernel's state after a drop, as EVIOCGKEY would report it.
+      if let state = keysAfterDrop { down = state }
+      keysAfterDrop = nil
+      return -EAGAIN
+    }
+    let size = MemoryLayout<input_event>.size
+    var chunk = [UInt8](repeating: 0, count: 64 * size)
+    let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+    if count < 0 && errno != EAGAIN { return -errno }
+    if count > 0 { buffer += chunk[0..<count] }
+    if count == 0 && !buffer.isEmpty { return -EINVAL }  // a torn record at EOF
+    guard buffer.count >= size else { return -EAGAIN }
+    event = buffer.withUnsafeBytes { $0.loadUnaligned(as: input_event.self) }
+    buffer.removeFirst(size)
+    if event.type == UInt16(EV_SYN) && event.code == UInt16(SYN_DROPPED) { return 1 }
+    if event.type == UInt16(EV_KEY) {
+      if event.value == 0 { down.remove(Int(event.code)) } else { down.insert(Int(event.code)) }
+    }
+    return 0
+  }
+
+  func grab(_ on: Bool) -> Int32 { -ENOTTY }
+
+  func close() { pipe.close() }
+}

@@ -1,0 +1,82 @@
+import PinpadCore
+
+/// The daemon's one thread: epoll over every descriptor, callbacks by token.
+///
+/// There is no polling: with nothing to do the thread sleeps in epoll_wait. Timed work
+/// goes through `Timer`s registered like any other descriptor.
+public final class EventLoop {
+  public typealias Handler = (EventPoll.Events) -> Void
+  private let poll: EventPoll
+  private var handlers: [UInt64: Handler] = [:]
+  private var tokens: [Int32: UInt64] = [:]
+  /// The events each descriptor is watched for, so `change` skips EPOLL_CTL_MOD when
+  /// nothing changes (the socket asks for `.readable` after every complete write).
+  private var interests: [Int32: EventPoll.Events] = [:]
+  private var nextToken: UInt64 = 1
+  private var running = false
+  /// Work queued by `defer(_:)`, run after the current batch of events.
+  private var deferred: [() -> Void] = []
+  /// Work run at the end of every batch, after `afterEach` (the socket's writes).
+  private var endOfBatch: [() -> Void] = []
+
+  public init() throws(Errno) { poll = try EventPoll() }
+
+  /// Calls `handler` whenever `fd` reports one of `events`.
+  public func watch(_ fd: FileDescriptor, _ events: EventPoll.Events, handler: @escaping Handler)
+    throws(Errno)
+  {
+    let token = nextToken
+    nextToken += 1
+    try poll.add(fd, events, token: token)
+    handlers[token] = handler
+    tokens[fd.rawValue] = token
+    interests[fd.rawValue] = events
+  }
+
+  /// Changes the events `fd` is watched for (no system call when they are the same).
+  /// Throws what EPOLL_CTL_MOD said when it refused (ENOMEM, or a descriptor closed
+  /// while still watched): the interest is then what it was, and the caller acts.
+  public func change(_ fd: FileDescriptor, _ events: EventPoll.Events) throws(Errno) {
+    guard let token = tokens[fd.rawValue], interests[fd.rawValue] != events else { return }
+    try poll.modify(fd, events, token: token)
+    interests[fd.rawValue] = events
+  }
+
+  /// Stops watching `fd` (call before closing it).
+  public func unwatch(_ fd: FileDescriptor) {
+    guard let token = tokens.removeValue(forKey: fd.rawValue) else { return }
+    handlers[token] = nil
+    interests[fd.rawValue] = nil
+    poll.remove(fd)
+  }
+
+  /// Runs `work` at the end of every batch of events, after `afterEach`.
+  public func atEndOfEveryBatch(_ work: @escaping () -> Void) { endOfBatch.append(work) }
+
+  /// Runs `work` once the current events are handled.
+  public func `defer`(_ work: @escaping () -> Void) { deferred.append(work) }
+
+  /// Runs until `stop()`. `afterEach` runs after every batch (the daemon re-arms its
+  /// deadline timer there).
+  public func run(afterEach: () -> Void = {}) throws(Errno) {
+    running = true
+    while running {
+      // Work deferred before the first wait (a fast replay) must not wait for an event.
+      let count = try poll.waitInPlace(timeoutMilliseconds: deferred.isEmpty ? -1 : 0)
+      for i in 0..<count {
+        let (token, events) = poll.ready(i)
+        // A handler may have removed this descriptor while handling an earlier one.
+        handlers[token]?(events)
+      }
+      while !deferred.isEmpty {
+        let work = deferred
+        deferred = []
+        for item in work { item() }
+      }
+      afterEach()
+      for work in endOfBatch { work() }
+    }
+  }
+
+  public func stop() { running = false }
+}
