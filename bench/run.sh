@@ -57,7 +57,7 @@ awk -F': ' '
   BEGIN {
     n = split("code_cpu_ratio <=1.5|replay_parse_ratio <=2|startup_floor_ratio <=1.5|" \
       "rss_over_floor_kib <=1536|pinpadd_package_installed_kib <=6144|" \
-      "allocs_per_code (fewer)|syscalls_ratio <=1.5|idle_wakeups_per_s =0|" \
+      "allocs_per_code fewer|syscalls_ratio <=1.5|idle_wakeups_per_s =0|" \
       "idle_wakeups_per_s_entry_open =0|frame_us_800x480_rgb565 <=500|" \
       "digit_update_us_rgb565 <=20", goals, "|")
   }
