@@ -33,6 +33,8 @@ let package = Package(
     .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
     .systemLibrary(
       name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+    .systemLibrary(
+      name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     .target(name: "CPinpadShim"),
 
     .target(name: "PinpadCore"),
@@ -53,7 +55,7 @@ let package = Package(
       name: "PinpadControl",
       dependencies: [
         "PinpadCore", "PinpadControlCore", "PinpadSystem", "PinpadProgram", "CLibcrypt",
-        "CMosquitto",
+        "CMosquitto", "CSQLite",
       ]),
     .executableTarget(name: "pinpadd", dependencies: ["PinpadDaemon"]),
     .executableTarget(name: "pinpadctl", dependencies: ["PinpadControl"]),

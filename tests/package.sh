@@ -80,7 +80,7 @@ else
 fi
 
 # --- binaries ------------------------------------------------------------------------
-allowed='^(libmosquitto\.so\.1|libudev\.so\.1|libevdev\.so\.2|libcrypt\.so\.1|libm\.so\.6|libz\.so\.1|libstdc\+\+\.so\.6|libgcc_s\.so\.1|libc\.so\.6|ld-linux-.*\.so\.[0-9]+)$'
+allowed='^(libmosquitto\.so\.1|libsqlite3\.so\.0|libudev\.so\.1|libevdev\.so\.2|libcrypt\.so\.1|libm\.so\.6|libz\.so\.1|libstdc\+\+\.so\.6|libgcc_s\.so\.1|libc\.so\.6|ld-linux-.*\.so\.[0-9]+)$'
 for bin in usr/sbin/pinpadd usr/bin/pinpadctl; do
   elf=$work/root/$bin
   dynamic=$(readelf -d "$elf")
@@ -95,6 +95,13 @@ for bin in usr/sbin/pinpadd usr/bin/pinpadctl; do
   # The daemon never touches the network: the MQTT client library is pinpadctl's only.
   if [[ $bin == usr/sbin/pinpadd ]] && grep -qE 'mosquitto|ssl|crypto' <<<"$needed"; then
     fail "pinpadd links a network library: $needed"
+  fi
+  # The access log's database is the controller's: pinpadd never links SQLite.
+  if [[ $bin == usr/sbin/pinpadd ]] && grep -q sqlite <<<"$needed"; then
+    fail "pinpadd links libsqlite3: $needed"
+  fi
+  if [[ $bin == usr/bin/pinpadctl ]] && ! grep -q '^libsqlite3\.so\.0$' <<<"$needed"; then
+    fail "pinpadctl does not link libsqlite3 (the access log): $needed"
   fi
   sections=$(readelf -S "$elf")
   if grep -qE '\.symtab|\.debug_info' <<<"$sections"; then

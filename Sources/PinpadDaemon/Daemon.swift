@@ -235,10 +235,11 @@ public final class Daemon {
       send(.status(client: client.serial, shell))
     case .open(let door):
       openDoor(door, from: client)
-    case .verdict(let id, let granted, let message, let duress):
+    case .verdict(let id, let granted, let message, let duress, let reason):
       send(
         .verdict(
-          id: id, granted: granted, message: message, duress: duress, client: client.serial))
+          id: id, granted: granted, message: message, duress: duress, reason: reason,
+          client: client.serial))
     }
   }
 

@@ -94,6 +94,14 @@ struct ProtocolMessageTests {
       ValidRequestCase(
         name: "duress null", line: #"{"type":"verdict","id":"d","result":"denied","duress":null}"#,
         request: .verdict(id: "d", granted: false, message: nil)),
+      ValidRequestCase(
+        name: "a denial's reason",
+        line: #"{"type":"verdict","id":"r","result":"denied","reason":"outside_hours"}"#,
+        request: .verdict(id: "r", granted: false, message: nil, reason: "outside_hours")),
+      ValidRequestCase(
+        name: "a grant's reason is dropped",
+        line: #"{"type":"verdict","id":"r","result":"granted","reason":"expired"}"#,
+        request: .verdict(id: "r", granted: true, message: nil)),
     ])
   func validRequests(_ row: ValidRequestCase) {
     #expect(request(row.line) == .success(row.request))
@@ -438,5 +446,23 @@ struct ProtocolMessageTests {
     DaemonMessage.appendCode(id: "i", keypad: "k", digits: code, at: "t", to: &buffer)
     #expect(code.count == 2)
     #expect(code[0] == 4 && code[1] == 2)
+  }
+
+  @Test("a verdict's reason must be a word; the verdict event carries it")
+  func verdictReason() throws {
+    for bad in [
+      #"{"type":"verdict","id":"r","result":"denied","reason":"Expired!"}"#,
+      #"{"type":"verdict","id":"r","result":"denied","reason":3}"#,
+      #"{"type":"verdict","id":"r","result":"denied","reason":""}"#,
+      #"{"type":"verdict","id":"r","result":"denied","reason":"\#(String(repeating: "a", count: 33))"}"#,
+    ] {
+      guard case .failure = request(bad) else {
+        Issue.record("accepted \(bad)")
+        continue
+      }
+    }
+    #expect(
+      DaemonMessage.verdict(id: "r", result: "denied", reason: "used_up")
+        == #"{"type":"verdict","id":"r","result":"denied","reason":"used_up"}"# + "\n")
   }
 }

@@ -79,7 +79,7 @@ struct UntrustedTextTests {
       #"{"type":"verdict","id":"a-1","result":"denied","message":"\u001b]0;t\u0007\u009b2J\u202e"#
       + long + #""}"#
     guard
-      case .success(.verdict(let id, let granted, let message, _)) = ClientRequest.parse(
+      case .success(.verdict(let id, let granted, let message, _, _)) = ClientRequest.parse(
         Array(line.utf8))
     else {
       Issue.record("not parsed as a verdict")

@@ -44,8 +44,10 @@ final class ProtocolServer {
   }
 
   /// Sends a code message with `code` and/or `card` and returns the verdict for it.
-  func ask(id: String, code: String?, card: String?, timeout: Double = 10) -> [String: Any]? {
-    var members = [#""type":"code""#, #""id":"\#(id)""#, #""keypad":"door""#]
+  func ask(
+    id: String, code: String?, card: String?, keypad: String = "door", timeout: Double = 10
+  ) -> [String: Any]? {
+    var members = [#""type":"code""#, #""id":"\#(id)""#, #""keypad":"\#(keypad)""#]
     if let code { members.append(#""code":"\#(code)""#) }
     if let card { members.append(#""card":"\#(card)""#) }
     members.append(#""at":"2026-12-01T12:00:00.000Z""#)

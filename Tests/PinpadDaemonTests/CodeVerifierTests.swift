@@ -75,8 +75,10 @@ import Testing
   @Test("a duress line grants and says so; the others do not")
   func duress() {
     let verifier = CodeVerifier(key: nil)
-    #expect(Self.check(verifier, code: "9999", card: nil) == .init(name: "dave", duress: true))
-    #expect(Self.check(verifier, code: "2222", card: nil) == .init(name: "bob", duress: false))
+    #expect(
+      Self.check(verifier, code: "9999", card: nil) == .init(name: "dave", duress: true, index: 3))
+    #expect(
+      Self.check(verifier, code: "2222", card: nil) == .init(name: "bob", duress: false, index: 1))
   }
 
   @Test("what cannot be a code or a card is denied unchecked, and still zeroed")

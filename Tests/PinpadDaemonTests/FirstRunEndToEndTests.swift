@@ -301,9 +301,20 @@ import Testing
     #expect(
       words.contains(
         "pinpadctl hash NAME [--card] [--duress] [--codes CODES] [--key KEYFILE] [--config FILE]"))
-    #expect(words.contains("serve --codes FILE [--key KEYFILE] [--state-dir DIR] [--config FILE]"))
+    #expect(
+      words.contains(
+        "serve --codes FILE [--key KEYFILE] [--state-dir DIR] [--keep-days N] [--config FILE]"))
+    #expect(
+      words.contains(
+        "[--from DATE] [--until DATE] [--hours WINDOWS] [--uses N] [--doors NAMES] [--disabled]"))
+    #expect(
+      words.contains(
+        "pinpadctl log [--since TIME] [--until TIME] [--person NAME] [--door NAME] [--json]"
+          + " [--keep-days N] [--state-dir DIR]"))
     #expect(words.contains("verdict ID granted|denied [--message TEXT] [--duress]"))
-    for section in ["CODES FILE", "SCALE"] { #expect(control.contains("\n\(section)\n")) }
+    for section in ["CODES FILE", "ACCESS LOG", "SCALE"] {
+      #expect(control.contains("\n\(section)\n"))
+    }
     #expect(control.contains("pinpadctl hash alice >> /etc/pinpadd/codes"))
     let readme = try String(contentsOfFile: Self.root + "/README.md", encoding: .utf8)
     let programs = try #require(readme.components(separatedBy: "## Programs").last)

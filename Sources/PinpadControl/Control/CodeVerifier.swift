@@ -12,6 +12,8 @@ final class CodeVerifier: @unchecked Sendable {
   struct Match: Equatable {
     var name: String
     var duress: Bool
+    /// The line's index in the entries.
+    var index: Int = 0
   }
 
   /// Set once later by `adoptKey` when `hash` made the key beside the codes file after
@@ -32,12 +34,14 @@ final class CodeVerifier: @unchecked Sendable {
 
   static var cores: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
-  /// The line that `code` and/or `card` match, nil when none does (or when what was
+  /// The line that `code` and/or `card` match (the first in `order`, by default file
+  /// order), nil when none does (or when what was
   /// sent cannot be a code or a card). Zeroes both buffers (in the caller's line) and
   /// every copy before returning.
   func check(
     code: UnsafeMutableBufferPointer<UInt8>?, card: UnsafeMutableBufferPointer<UInt8>?,
-    entries: [CodesFile.Entry]
+    entries: [CodesFile.Entry],
+    order: ([CodesLookup.Candidate]) -> [CodesLookup.Candidate] = { $0 }
   ) -> Match? {
     let codeCopy = SecretCString(capacity: SecretDigits.capacity)
     let cardCopy = SecretCString(capacity: CodesLookup.maxCardLength)
@@ -54,12 +58,13 @@ final class CodeVerifier: @unchecked Sendable {
       guard CodesLookup.isCard(UnsafeBufferPointer(card)) else { return nil }
       cardCopy.set(card)
     }
-    let candidates = CodesLookup.candidates(
-      in: entries, code: code.map { UnsafeBufferPointer($0) },
-      card: card.map { UnsafeBufferPointer($0) }, key: key)
+    let candidates = order(
+      CodesLookup.candidates(
+        in: entries, code: code.map { UnsafeBufferPointer($0) },
+        card: card.map { UnsafeBufferPointer($0) }, key: key))
     guard let found = firstMatch(candidates, entries: entries, code: codeCopy, card: cardCopy)
     else { return nil }
-    return Match(name: entries[found].name, duress: entries[found].duress)
+    return Match(name: entries[found].name, duress: entries[found].duress, index: found)
   }
 
   /// The entry index of the first candidate whose checks all pass. Workers take the

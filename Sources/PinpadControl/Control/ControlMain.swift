@@ -12,11 +12,15 @@ public enum ControlMain {
            pinpadctl [--socket PATH] verdict ID granted|denied [--message TEXT] [--duress]
            pinpadctl [--socket PATH] open DOOR
            pinpadctl [--socket PATH] serve --codes FILE [--key FILE] [--state-dir DIR]
-                     [--config FILE]
-           pinpadctl serve --codes FILE [--key FILE] [--state-dir DIR] --mqtt
-                     [--topics FILTER] [--config FILE]
+                     [--keep-days N] [--config FILE]
+           pinpadctl serve --codes FILE [--key FILE] [--state-dir DIR] [--keep-days N]
+                     --mqtt [--topics FILTER] [--config FILE]
            pinpadctl [--socket PATH] mqtt [--config FILE]
            pinpadctl hash NAME [--card] [--duress] [--codes FILE] [--key FILE] [--config FILE]
+                     [--from DATE] [--until DATE] [--hours WINDOWS] [--uses N]
+                     [--doors NAMES] [--disabled]
+           pinpadctl log [--since TIME] [--until TIME] [--person NAME] [--door NAME]
+                     [--json] [--keep-days N] [--state-dir DIR]
            pinpadctl --version | -V | --help
 
       listen    print each event from the daemon as one JSON line
@@ -30,7 +34,9 @@ public enum ControlMain {
       mqtt      bridge the daemon to the MQTT broker of [MQTT] (pinpadctl mqtt --help)
       hash      read a PIN (--card: and a card number) from the terminal (no echo),
                 print the line for the codes file (--codes, default /etc/pinpadd/codes;
-                tagged with FILE.key, made on first use; --duress: a duress code)
+                tagged with FILE.key, made on first use; --duress: a duress code; --from,
+                --until, --hours, --uses, --doors, --disabled: the line's rules)
+      log       print the decisions serve took (its access log in --state-dir)
     """
 
   public static func run(arguments: [String]) -> Int32 {
@@ -71,6 +77,8 @@ public enum ControlMain {
         return try ControllerService.main(socketPath: socketPath, arguments: Array(rest))
       case "hash":
         return try ControllerService.hashMain(arguments: Array(rest))
+      case "log":
+        return try ControllerService.logMain(arguments: Array(rest))
       case "mqtt":
         return try BridgeService.main(socketPath: socketPath, arguments: Array(rest))
       case "--help", "-h", "help":

@@ -26,7 +26,8 @@ enum ControllerService {
   }
 
   static let serveUsage =
-    "serve --codes FILE [--key FILE] [--state-dir DIR] [--config FILE] [--mqtt [--topics FILTER]]"
+    "serve --codes FILE [--key FILE] [--state-dir DIR] [--keep-days N] [--config FILE]"
+    + " [--mqtt [--topics FILTER]]"
 
   static func main(socketPath: String, arguments: [String]) throws -> Int32 {
     var words = Arguments(arguments)
@@ -36,6 +37,7 @@ enum ControllerService {
     var filter: String? = nil
     var configPath: String? = nil
     var stateDirectory: String? = nil
+    var keepDays = DecisionRecorder.defaultKeepDays
     while let word = words.next() {
       switch word.name {
       case "--codes": path = try words.value(of: word)
@@ -46,6 +48,7 @@ enum ControllerService {
       case "--topics": filter = try words.value(of: word)
       case "--config": configPath = try words.value(of: word)
       case "--state-dir": stateDirectory = try words.value(of: word)
+      case "--keep-days": keepDays = try keepDaysValue(try words.value(of: word))
       default:
         throw UsageError("\(serveUsage) (unexpected \(word.text))")
       }
@@ -79,7 +82,7 @@ enum ControllerService {
       return try FleetController.run(
         codes: codes, verifier: verifier, filter: filter ?? FleetController.defaultFilter,
         configPath: configPath ?? "/etc/pinpadd/pinpadd.conf", configGiven: configPath != nil,
-        stateDirectory: directory)
+        stateDirectory: directory, keepDays: keepDays)
     }
     // [Lockout] of the daemon's configuration: the controller's lockout follows it.
     var rules = LockoutConfig()
@@ -95,6 +98,9 @@ enum ControllerService {
     let lockout = try LockoutKeeper(
       directory: directory, file: "lockout", rules: rules,
       log: { ControlMain.printError("pinpadctl serve: " + $0) })
+    let recorder = try openRecorder(directory, keepDays: keepDays) {
+      ControlMain.printError("pinpadctl serve: " + $0)
+    }
     var said = false
     while true {
       var connection: OwnedDescriptor
@@ -110,13 +116,60 @@ enum ControllerService {
       said = false
       let reason = serve(
         connection: connection.fd, codes: &codes, verifier: verifier, lockout: lockout,
-        socketPath: socketPath)
+        recorder: recorder, socketPath: socketPath)
       connection.close()
       if case .refused(let why) = reason {
         throw ControlError("\(socketPath): \(why)")
       }
       ControlMain.printError("pinpadctl serve: disconnected from \(socketPath); reconnecting")
       usleep(retryMicroseconds)
+    }
+  }
+
+  /// `pinpadctl log ...` (`LogCommand`): its options.
+  static func logMain(arguments: [String]) throws -> Int32 {
+    var words = Arguments(arguments)
+    var options = LogCommand.Options()
+    let now = Clock.wallNanoseconds() / 1_000_000
+    func time(_ text: String) throws -> Int64 {
+      do { return try LogCommand.time(text, now: now, zone: .system) } catch {
+        throw UsageError("log: \(error)")
+      }
+    }
+    while let word = words.next() {
+      switch word.name {
+      case "--since": options.filter.since = try time(try words.value(of: word))
+      case "--until": options.filter.until = try time(try words.value(of: word))
+      case "--person": options.filter.person = try words.value(of: word)
+      case "--door": options.filter.door = try words.value(of: word)
+      case "--json":
+        try words.flag(word)
+        options.json = true
+      case "--keep-days": options.keepDays = try keepDaysValue(try words.value(of: word))
+      case "--state-dir": options.stateDirectory = try words.value(of: word)
+      default: throw UsageError("\(LogCommand.usage) (unexpected \(word.text))")
+      }
+    }
+    return try LogCommand.run(options, now: now)
+  }
+
+  static func keepDaysValue(_ text: String) throws -> Int {
+    guard let days = Int(text), (1...36500).contains(days) else {
+      throw UsageError("--keep-days takes a number of days from 1 to 36500")
+    }
+    return days
+  }
+
+  /// The access log in the state directory (which `LockoutKeeper` made); one that
+  /// cannot be opened is a resource unavailable (exit 69).
+  static func openRecorder(
+    _ directory: String, keepDays: Int, say: @escaping (String) -> Void
+  ) throws -> DecisionRecorder {
+    do {
+      return DecisionRecorder(
+        log: try AccessLog(directory: directory), keepDays: keepDays, say: say)
+    } catch {
+      throw ControlError("\(error.description) (--state-dir DIR)")
     }
   }
 
@@ -156,7 +209,7 @@ enum ControllerService {
   /// One connection: the greeting, then every line until the daemon goes away.
   static func serve(
     connection fd: FileDescriptor, codes: inout WatchedCodesFile, verifier: CodeVerifier,
-    lockout: LockoutKeeper, socketPath: String
+    lockout: LockoutKeeper, recorder: DecisionRecorder, socketPath: String
   ) -> EndOfService {
     let reader = SecretLineReader(fd: fd)
     var greeted = false
@@ -183,7 +236,9 @@ enum ControllerService {
         }
         let keypad = UntrustedText.sanitized(fields.text("keypad", in: line) ?? "?", maxBytes: 64)
         let decision = decide(
-          fields, line, codes: &codes, verifier: verifier, lockout: lockout, place: keypad)
+          fields, line, codes: &codes, verifier: verifier, lockout: lockout, place: keypad,
+          recorder: recorder, device: nil, keypad: keypad,
+          attempt: UntrustedText.sanitized(id, maxBytes: 128))
         let answer = JSONValue.object(
           [("type", .string("verdict"))] + verdictMembers(id, decision))
         do { try fd.writeAll(Array((answer.serialized + "\n").utf8)) } catch {
@@ -203,19 +258,26 @@ enum ControllerService {
   }
 
   /// What was decided for one code message: the line matched (nil: denied) and, for a
-  /// denial, why when it was not "no line matches" (SPEC §9.4: only `locked` so far).
+  /// denial, why (SPEC §9.4).
   struct Decision: Equatable {
     var match: CodeVerifier.Match?
     var reason: String? = nil
+    /// A denial's matched line (expired, outside hours...): the person, for the log.
+    var person: String? = nil
+    /// A grant's `uses=N`, spent when it is recorded.
+    var uses: Int? = nil
   }
 
   /// The decision for a code message's `code` and/or `card` from `place` (a keypad, or
   /// DEVICE/KEYPAD): denied unchecked (`locked`) while the controller's lockout is in
-  /// force, else the line they match. Re-reads the codes file first when it changed;
+  /// force, else the line they match, with the rules of §9.4 (`AccessDecision`), and
+  /// recorded (`DecisionRecorder`: a use spent, the log written) before it is returned,
+  /// so before its verdict is sent. Re-reads the codes file first when it changed;
   /// zeroes both values in `line`.
   static func decide(
     _ fields: JSONFields, _ line: UnsafeBufferPointer<UInt8>, codes: inout WatchedCodesFile,
-    verifier: CodeVerifier, lockout: LockoutKeeper, place: String
+    verifier: CodeVerifier, lockout: LockoutKeeper, place: String, recorder: DecisionRecorder,
+    device: String?, keypad: String, attempt: String
   ) -> Decision {
     let mutableLine = UnsafeMutableBufferPointer(mutating: line)
     let code = fields.range(of: "code").map {
@@ -229,14 +291,37 @@ enum ControllerService {
       adoptKeyBesideCodes(codes.path, verifier)
       warnAboutUntaggedLines(codes, verifier)
     }
-    guard code != nil || card != nil else { return Decision(match: nil) }
+    let at = recorder.nowMs()
+    func settle(_ decision: Decision) -> Decision {
+      recorder.settle(decision, at: at, device: device, keypad: keypad, attempt: attempt)
+    }
+    guard code != nil || card != nil else {
+      return settle(Decision(match: nil, reason: DenialReason.unknown.rawValue))
+    }
     if case .locked = lockout.admit(place) {
       zeroSecrets(fields, line)
-      return Decision(match: nil, reason: "locked")
+      return settle(Decision(match: nil, reason: DenialReason.locked.rawValue))
     }
-    let match = verifier.check(code: code, card: card, entries: codes.entries)
-    lockout.record(place, granted: match != nil)
-    return Decision(match: match)
+    let entries = codes.entries
+    // What doors= names: the keypad, or DEVICE/KEYPAD in a fleet.
+    let door = device.map { "\($0)/\(keypad)" } ?? keypad
+    let epoch = at >= 0 ? at / 1000 : (at - 999) / 1000
+    let zone = recorder.zone
+    let match = verifier.check(code: code, card: card, entries: entries) {
+      AccessDecision.ordered($0, entries: entries, at: epoch, zone: zone, place: door)
+    }
+    let decision: Decision
+    switch AccessDecision.outcome(
+      matched: match?.index, entries: entries, at: epoch, zone: zone, place: door)
+    {
+    case .grant(_, let uses): decision = Decision(match: match, uses: uses)
+    case .deny(let reason, let index):
+      decision = Decision(
+        match: nil, reason: reason.rawValue, person: index.map { entries[$0].name })
+    }
+    let settled = settle(decision)
+    lockout.record(place, granted: settled.match != nil)
+    return settled
   }
 
   /// Zeroes the `code` and `card` values of a line that is not answered.
@@ -265,7 +350,8 @@ enum ControllerService {
   /// by the caller (`UntrustedText`).
   static func logLines(id: String, place: String, _ decision: Decision) -> [String] {
     guard let match = decision.match else {
-      let why = decision.reason.map { " (\($0))" } ?? ""
+      let who = decision.person.map { "; " + $0 } ?? ""
+      let why = decision.reason.map { " (\($0)\(who))" } ?? ""
       return ["attempt \(id) on \(place): denied\(why)"]
     }
     if match.duress {
@@ -280,7 +366,8 @@ enum ControllerService {
   // MARK: hash
 
   static let hashUsage =
-    "hash NAME [--card] [--duress] [--codes FILE] [--key FILE] [--config FILE]"
+    "hash NAME [--card] [--duress] [--codes FILE] [--key FILE] [--config FILE] [--from DATE]"
+    + " [--until DATE] [--hours WINDOWS] [--uses N] [--doors NAMES] [--disabled]"
 
   /// `pinpadctl hash NAME [--card] [--duress] [--key FILE] [--config FILE]`: reads a PIN
   /// (and with `--card` first a card number; an empty PIN then makes a card-only line),
@@ -295,8 +382,18 @@ enum ControllerService {
     var keyPath: String? = nil
     var codesPath: String? = nil
     var configPath: String? = nil
+    var rules = AccessRules()
     while let word = words.next() {
       switch word.name {
+      case "--from", "--until", "--hours", "--uses", "--doors":
+        let key = String(word.name.dropFirst(2))
+        let value = try words.value(of: word)
+        if let problem = rules.apply(key, Array(value.utf8)[...]), !problem.isEmpty {
+          throw UsageError("hash: \(problem)")
+        }
+      case "--disabled":
+        try words.flag(word)
+        _ = rules.apply("disabled", nil)
       case "--codes": codesPath = try words.value(of: word)
       case "--card":
         try words.flag(word)
@@ -397,6 +494,7 @@ enum ControllerService {
     }
     let hasher = PasswordHasher()
     var line = CodesFile.Entry(name: who, pinHash: nil, duress: duress)
+    line.rules = rules
     if !cardOnly {
       guard let hash = hasher.makeHash(code: code.cString) else {
         ControlMain.printError("pinpadctl hash: libcrypt could not make a yescrypt hash")

@@ -20,7 +20,7 @@ enum FleetController {
 
   static func run(
     codes initial: WatchedCodesFile, verifier: CodeVerifier, filter: String, configPath: String,
-    configGiven: Bool, stateDirectory: String
+    configGiven: Bool, stateDirectory: String, keepDays: Int = DecisionRecorder.defaultKeepDays
   ) throws -> Int32 {
     if let problem = MQTTTopic.problemAsCodeFilter(filter) { throw UsageError(problem) }
     var codes = initial
@@ -38,6 +38,10 @@ enum FleetController {
           log.info(line)
         }
       })
+    let recorder = try ControllerService.openRecorder(stateDirectory, keepDays: keepDays) {
+      line in
+      if line.hasPrefix("error: ") { log.error(String(line.dropFirst(7))) } else { log.info(line) }
+    }
     var junk = JunkLog()
     let signals = try SignalReader(blocking: [SIGTERM, SIGINT])
     // Its own client id, so it can run beside the bridge of the same host.
@@ -73,9 +77,14 @@ enum FleetController {
       }
       // The place of the lockout: DEVICE/KEYPAD as in the topic (without /code).
       let place = String(topic.dropLast(5))
+      let shownPlace = UntrustedText.sanitized(place, maxBytes: 256)
+      let levels = shownPlace.split(separator: "/", omittingEmptySubsequences: false)
+      let device = levels.count >= 2 ? String(levels[levels.count - 2]) : nil
       let decision = ControllerService.decide(
         fields, line, codes: &codes, verifier: verifier, lockout: lockout,
-        place: UntrustedText.sanitized(place, maxBytes: 256))
+        place: shownPlace, recorder: recorder, device: device,
+        keypad: levels.last.map(String.init) ?? shownPlace,
+        attempt: UntrustedText.sanitized(id, maxBytes: 128))
       let answer = JSONValue.object(ControllerService.verdictMembers(id, decision))
       let logged = ControllerService.logLines(
         id: UntrustedText.sanitized(id, maxBytes: 64),

@@ -6,7 +6,9 @@ import PinpadCore
 /// - `duress`: a code of this line grants, and the verdict carries `"duress":true`;
 /// - `card=HASH`: the crypt(3) hash of the person's card number;
 /// - `tag=KEYID.HEX`, `cardtag=KEYID.HEX`: keyed tags of the PIN and the card
-///   (`CodeTag`), written by `pinpadctl hash --key`; lines without them still work.
+///   (`CodeTag`), written by `pinpadctl hash --key`; lines without them still work;
+/// - the rules of §9.4 (`AccessRules`): `from=`, `until=`, `hours=`, `uses=`, `doors=`,
+///   `disabled`.
 ///
 /// A line that cannot be parsed is reported as `FILE:LINE: message` and skipped; the
 /// others are used. Messages name the person, never a hash.
@@ -21,6 +23,8 @@ public enum CodesFile {
     public var duress = false
     public var pinTag: CodeTag? = nil
     public var cardTag: CodeTag? = nil
+    /// When, where and how often the line grants (SPEC §9.4).
+    public var rules = AccessRules()
 
     public init(
       name: String, line: Int = 0, pinHash: [UInt8]?, cardHash: [UInt8]? = nil,
@@ -42,6 +46,7 @@ public enum CodesFile {
       if let cardHash { options.append("card=" + String(decoding: cardHash, as: UTF8.self)) }
       if let cardTag { options.append("cardtag=" + cardTag.text) }
       if duress { options.append("duress") }
+      options += rules.options
       let pin = pinHash.map { String(decoding: $0, as: UTF8.self) } ?? "-"
       return "\(name):\(pin)" + (options.isEmpty ? "" : ":" + options.joined(separator: ","))
     }
@@ -111,6 +116,7 @@ public enum CodesFile {
     let parts = option.split(separator: 0x3D, maxSplits: 1, omittingEmptySubsequences: false)
     let key = String(decoding: parts[0], as: UTF8.self)
     let value = parts.count == 2 ? parts[1] : nil
+    if let problem = entry.rules.apply(key, value) { return problem.isEmpty ? nil : problem }
     switch (key, value) {
     case ("duress", nil):
       if entry.duress { return "duress is given twice" }
@@ -135,7 +141,8 @@ public enum CodesFile {
     case ("card", nil), ("tag", nil), ("cardtag", nil): return "\(key) needs =VALUE"
     default:
       let shown = parts[0].allSatisfy { (0x21...0x7E).contains($0) } ? key : "?"
-      return "unknown option \(shown) (expected duress, card=HASH, tag=, cardtag=)"
+      return
+        "unknown option \(shown) (expected duress, card=HASH, tag=, cardtag=, from=, until=, hours=, uses=, doors=, disabled)"
     }
     return nil
   }

@@ -236,6 +236,12 @@ public struct BridgeCore {
     case .bool(true)?: members.append(("duress", .bool(true)))
     default: return .failure(RequestError("the verdict's \"duress\" must be true or false"))
     }
+    switch value["reason"] {
+    case nil, .null?: break
+    case .string(let word)? where isReasonWord(word): members.append(("reason", .string(word)))
+    default:
+      return .failure(RequestError("the verdict's \"reason\" must be a word of a-z and _"))
+    }
     return .success((id, JSONValue.object(members).serialized))
   }
 

@@ -6,8 +6,10 @@ public enum ProtocolVersion {
 
 /// What a client may send (SPEC §4.3).
 public enum ClientRequest: Equatable, Sendable {
-  /// `duress`: the controller says the code was a duress code (SPEC §9.2).
-  case verdict(id: String, granted: Bool, message: String?, duress: Bool = false)
+  /// `duress`: the controller says the code was a duress code (SPEC §9.2); `reason`:
+  /// why it denied (SPEC §9.4), passed through in the `verdict` event.
+  case verdict(
+    id: String, granted: Bool, message: String?, duress: Bool = false, reason: String? = nil)
   case status
   /// `{"type":"open","door":NAME}`: unlock a door (SPEC §10).
   case open(door: String)
@@ -62,11 +64,26 @@ public enum ClientRequest: Equatable, Sendable {
         default: return .failure(RequestError("verdict \"duress\" must be true or false"))
         }
       }
-      return .success(.verdict(id: id, granted: granted, message: message, duress: duress))
+      var reason: String? = nil
+      switch value["reason"] {
+      case nil, .null?: break
+      case .string(let word)? where isReasonWord(word): reason = granted ? nil : word
+      default:
+        return .failure(
+          RequestError("verdict \"reason\" must be a word of a-z and _ (at most 32)"))
+      }
+      return .success(
+        .verdict(id: id, granted: granted, message: message, duress: duress, reason: reason))
     default:
       return .failure(RequestError("unknown type \"\(String(type.prefix(32)))\""))
     }
   }
+}
+
+/// A denial's reason (SPEC §9.4's words, or a controller's own): 1 to 32 of a-z and `_`,
+/// so it can go into the verdict event and MQTT as is.
+public func isReasonWord(_ word: String) -> Bool {
+  (1...32).contains(word.utf8.count) && word.utf8.allSatisfy { (97...122).contains($0) || $0 == 95 }
 }
 
 /// The reason sent back in `{"type":"error","reason":...}`.
@@ -95,10 +112,11 @@ public enum DaemonMessage {
     return out.line()
   }
 
-  public static func verdict(id: String, result: String) -> String {
+  public static func verdict(id: String, result: String, reason: String? = nil) -> String {
     var out = JSONLine(type: "verdict")
     out.string("id", id)
     out.string("result", result)
+    if let reason { out.string("reason", reason) }
     return out.line()
   }
 

@@ -149,10 +149,10 @@ public struct Session {
       offerWaitingCodes(&out)
     case .codeSent(let id, let clients, let connected):
       codeSent(id: id, clients: clients, connected: connected, now: now, &out)
-    case .verdict(let id, let granted, let message, let duress, let client):
+    case .verdict(let id, let granted, let message, let duress, let reason, let client):
       verdict(
-        id: id, granted: granted, message: message, duress: duress, client: client, now: now,
-        &out)
+        id: id, granted: granted, message: message, duress: duress, reason: reason,
+        client: client, now: now, &out)
     case .status(let client, let shell):
       out.append(.reply(client: client, DaemonMessage.status(statusFields(shell, now: now))))
     case .reload(let loaded):
@@ -437,15 +437,18 @@ public struct Session {
   }
 
   private mutating func verdict(
-    id: String, granted: Bool, message: String?, duress: Bool, client: Int, now: Instant,
-    _ out: inout [Effect]
+    id: String, granted: Bool, message: String?, duress: Bool, reason: String?, client: Int,
+    now: Instant, _ out: inout [Effect]
   ) {
     let at = entryTime(now)
     switch attempts.decide(id: id) {
     case .accepted(let keypad):
       let result = granted ? "granted" : "denied"
-      log(.info, "attempt \(id) on keypad \(keypad): \(result) by client \(client)", &out)
-      out.append(.broadcast(DaemonMessage.verdict(id: id, result: result)))
+      log(
+        .info,
+        "attempt \(id) on keypad \(keypad): \(result)\(reason.map { " (\($0))" } ?? "") by client \(client)",
+        &out)
+      out.append(.broadcast(DaemonMessage.verdict(id: id, result: result, reason: reason)))
       if duress {
         // After the verdict, so a client sees the attempt decided first; the screen and
         // the entry events stay those of an ordinary verdict.

@@ -32,7 +32,9 @@ public enum SessionEvent {
   case codeSent(id: String, clients: Int, connected: Int)
   /// A client's verdict (`client` is its serial number, for the log and the reply);
   /// `duress` raises the alarm of SPEC §9.2.
-  case verdict(id: String, granted: Bool, message: String?, duress: Bool = false, client: Int)
+  case verdict(
+    id: String, granted: Bool, message: String?, duress: Bool = false, reason: String? = nil,
+    client: Int)
   /// A client asked for `status`; the shell adds what only it knows.
   case status(client: Int, ShellStatus)
   /// SIGHUP with a configuration that parsed.

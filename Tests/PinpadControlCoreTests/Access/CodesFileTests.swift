@@ -81,7 +81,7 @@ import Testing
       "6: the hash for dan is locked or disabled",
       "7: the hash for eve is not a crypt(3) hash",
       "8: fay: tag= is not KEYID.HEX (4 hex digits, a dot, 1 to 8 hex digits)",
-      "9: gus: unknown option color (expected duress, card=HASH, tag=, cardtag=)",
+      "9: gus: unknown option color (expected duress, card=HASH, tag=, cardtag=, from=, until=, hours=, uses=, doors=, disabled)",
       "10: hal: duress is given twice",
       "11: ian: card= is given twice",
       "12: jo: an empty option",

@@ -127,7 +127,13 @@ private func published(_ actions: [BridgeCore.Action]) -> [(String, String, Bool
         payload: Array(#"{"id":"d","result":"granted","duress":false}"#.utf8)
       )
       .get() == #"{"type":"verdict","id":"d","result":"granted"}"#)
+    #expect(
+      try BridgeCore.verdictLine(
+        payload: Array(#"{"id":"r","result":"denied","reason":"wrong_door"}"#.utf8)
+      )
+      .get() == #"{"type":"verdict","id":"r","result":"denied","reason":"wrong_door"}"#)
     for bad in [
+      #"{"id":"x","result":"denied","reason":"no way"}"#,
       "", "[]", #"{"id":"x"}"#, #"{"id":"","result":"granted"}"#, #"{"id":"x","result":"maybe"}"#,
       #"{"id":"x","result":"denied","message":3}"#,
       #"{"id":"x","result":"granted","duress":"yes"}"#,

@@ -81,6 +81,17 @@ import Testing
     #expect(s.lastFrame?.phase == .denied(message: nil, attemptsLeft: 2))
   }
 
+  @Test("a denial's reason goes into the verdict event; the screen shows a plain denial")
+  func denialReasonPassesThrough() {
+    var s = SessionScript()
+    s.run("clients=1 1 2 3 4 ENTER")
+    let trace = s.send(
+      .verdict(id: s.id("ab-1"), granted: false, message: nil, reason: "expired", client: 1))
+    #expect(trace.contains("verdict(ab-1,denied,expired)"), "\(trace)")
+    s.run("end")
+    #expect(s.lastFrame?.phase == .denied(message: nil, attemptsLeft: 2))
+  }
+
   @Test("a verdict's message is shown for three seconds, a key ends it sooner")
   func verdictShownThenGone() {
     var s = SessionScript()

@@ -236,7 +236,9 @@ struct SessionScript {
     }
     switch type {
     case "entry": return "entry(\(s("keypad")),\(s("event")),\(s("length")))"
-    case "verdict": return "verdict(\(s("id")),\(s("result")))"
+    case "verdict":
+      let reason = value["reason"]?.stringValue.map { "," + $0 } ?? ""
+      return "verdict(\(s("id")),\(s("result"))\(reason))"
     case "lockout": return "lockout(\(s("keypad")),\(s("seconds")))"
     case "keypad": return "keypad(\(s("keypad")),\(s("event")),\(s("device")),\(s("role")))"
     case "error": return "error(\(s("reason")))"
