@@ -34,6 +34,8 @@ CODES_PER_ROUND = 300
 STRACE_CODES = 200
 LATENCY_CODES = 200
 LATENCY_CODES_BURST = 60  # each key waits out BurstIntervalSec (15 ms)
+ALLOC_WARMUP = 20
+ALLOC_CODES = 200
 REPLAY_PRESSES = 40_000
 STALLED_CLIENTS = 200
 CLIENTS = 1000
@@ -82,7 +84,7 @@ class Daemon:
     """pinpadd or the baseline on a fresh pty, its socket at `path`. `started`: from
     exec until the first connection got its hello line (the daemon's loop runs)."""
 
-    def __init__(self, argv, path, log, drain=False):
+    def __init__(self, argv, path, log, drain=False, env=None):
         self.path = path
         self.master, slave = pty.openpty()
         self.argv = argv
@@ -90,7 +92,8 @@ class Daemon:
         actions = [(os.POSIX_SPAWN_DUP2, slave, 0), (os.POSIX_SPAWN_DUP2, slave, 1),
                    (os.POSIX_SPAWN_DUP2, log.fileno(), 2)]
         t0 = time.perf_counter()
-        self.pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=actions, setsid=True)
+        self.pid = os.posix_spawn(argv[0], argv, env or os.environ, file_actions=actions,
+                                 setsid=True)
         os.close(slave)
         while True:
             s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -193,6 +196,7 @@ class Bench:
         self.dir = tempfile.mkdtemp(prefix="pinpadd-bench.", dir=args.state_parent)
         self.log = open(os.path.join(self.dir, "daemon.log"), "ab")
         self.runs = 0
+        self.figures = {}
 
     def config(self, burst_zero=True, extra=""):
         path = os.path.join(self.dir, f"pinpadd-{int(burst_zero)}-{abs(hash(extra))}.conf")
@@ -208,7 +212,7 @@ class Bench:
         return path
 
     def pinpadd(self, display="none", input_spec="terminal", burst_zero=True, extra="",
-                state_parent=None):
+                state_parent=None, env=None):
         self.runs += 1
         sock = os.path.join(self.dir, f"p{self.runs}.sock")
         state = os.path.join(state_parent or self.dir, f"state{self.runs}")
@@ -216,12 +220,19 @@ class Bench:
         argv = [self.args.pinpadd, "--config", self.config(burst_zero, extra),
                 "--input", input_spec, "--display", display, "--socket", sock,
                 "--state-dir", state, "--log-level", "warning"]
-        return Daemon(argv, sock, self.log, drain=display.startswith("console"))
+        return Daemon(argv, sock, self.log, drain=display.startswith("console"), env=env)
 
-    def baseline(self):
+    def floor_listener(self):
+        """bench/floor/listen.swift: binds, accepts, says one line; the start-up floor."""
+        self.runs += 1
+        sock = os.path.join(self.dir, f"f{self.runs}.sock")
+        program = os.path.join(self.args.floor_dir, "listen-swift_static")
+        return Daemon([program, sock], sock, self.log)
+
+    def baseline(self, env=None):
         self.runs += 1
         sock = os.path.join(self.dir, f"c{self.runs}.sock")
-        return Daemon([self.args.baseline, "serve", sock], sock, self.log)
+        return Daemon([self.args.baseline, "serve", sock], sock, self.log, env=env)
 
     def closed_loop(self, daemon, codes, first=0):
         client = Client(daemon.path)
@@ -245,6 +256,9 @@ class Bench:
             finally:
                 daemon.stop()
         print("bench smoke: pinpadd and the C baseline each answered 3 codes")
+        if self.args.alloc_counter:
+            counts = self.allocs(warmup=1, codes=3, show=False)
+            print(f"bench smoke: the malloc counter counted {counts['p']:.0f} per code")
 
     def code_loop(self):
         cpu = {"p": [], "c": []}
@@ -262,9 +276,14 @@ class Bench:
                 rate[key].append(per_s)
                 start[key].append(daemon.started * 1000)
                 start_cpu[key].append(daemon.start_cpu)
-        # Start-up alone, more often: exec until the socket accepts.
-        for _ in range(10):
-            for key, make in (("p", self.pinpadd), ("c", self.baseline)):
+        # Start-up alone, more often: exec until the socket accepts; with the floor (a
+        # static Swift program that only binds, accepts and says hello) alternated too.
+        starters = [("p", self.pinpadd), ("c", self.baseline)]
+        if self.args.floor_dir:
+            starters.append(("f", self.floor_listener))
+            start["f"], start_cpu["f"] = [], []
+        for _ in range(15):
+            for key, make in starters:
                 daemon = make()
                 daemon.stop()
                 start[key].append(daemon.started * 1000)
@@ -279,6 +298,9 @@ class Bench:
         emit("startup_ms_c", med["start"]["c"])
         emit("startup_cpu_ms", med["start_cpu"]["p"])
         emit("startup_cpu_ms_c", med["start_cpu"]["c"])
+        if "f" in start:
+            emit("startup_ms_floor", med["start"]["f"])
+            emit("startup_cpu_ms_floor", med["start_cpu"]["f"])
         # The state directory (the lockout file) on tmpfs: what the file's writes cost.
         if os.path.isdir("/dev/shm"):
             tmpfs = tempfile.mkdtemp(prefix="pinpadd-bench.", dir="/dev/shm")
@@ -295,6 +317,8 @@ class Bench:
                 shutil.rmtree(tmpfs, ignore_errors=True)
         self.ratios["code_cpu_ratio"] = med["cpu"]["p"] / med["cpu"]["c"]
         self.ratios["startup_ratio"] = med["start"]["p"] / med["start"]["c"]
+        if "f" in start:
+            self.ratios["startup_floor_ratio"] = med["start"]["p"] / med["start"]["f"]
 
     def syscalls(self):
         results = {}
@@ -341,6 +365,40 @@ class Bench:
             emit("key_to_code_p50_us" + suffix, p50)
             emit("key_to_code_p99_us" + suffix, p99)
 
+    def allocs(self, warmup=ALLOC_WARMUP, codes=ALLOC_CODES, show=True):
+        """Heap allocations per code in the closed loop: malloc and its kin counted by
+        bench/alloc_count.c (LD_PRELOAD) into a shared file read before and after
+        ALLOC_CODES codes, after ALLOC_WARMUP codes that let the buffers reach their
+        size."""
+        results = {}
+        for key, make in (("p", self.pinpadd), ("c", self.baseline)):
+            counter = os.path.join(self.dir, f"allocs-{key}")
+            with open(counter, "wb") as f:
+                f.write(bytes(8))
+            env = dict(os.environ, LD_PRELOAD=self.args.alloc_counter,
+                       ALLOC_COUNT_FILE=counter)
+            daemon = make(env=env)
+            try:
+                client = Client(daemon.path)
+                for n in range(warmup):
+                    one_code(daemon, client, n)
+                with open(counter, "rb") as f:
+                    before = int.from_bytes(f.read(8), "little")
+                for n in range(codes):
+                    one_code(daemon, client, n)
+                with open(counter, "rb") as f:
+                    after = int.from_bytes(f.read(8), "little")
+                client.close()
+            finally:
+                daemon.stop()
+            if after == 0:
+                raise RuntimeError("the malloc counter counted nothing (LD_PRELOAD?)")
+            results[key] = (after - before) / codes
+        if show:
+            emit("allocs_per_code", results["p"])
+            emit("allocs_per_code_c", results["c"])
+        return results
+
     def idle(self):
         daemon = self.pinpadd()
         try:
@@ -367,7 +425,8 @@ class Bench:
             try:
                 self.closed_loop(daemon, 10)
                 time.sleep(0.2)
-                emit(name, status_kib(daemon.pid, "VmRSS"))
+                self.figures[name] = status_kib(daemon.pid, "VmRSS")
+                emit(name, self.figures[name])
                 if name == "rss_kib":  # of which anonymous (heap, stacks): the rest is files
                     emit("rss_anon_kib", status_kib(daemon.pid, "RssAnon"))
             finally:
@@ -498,7 +557,8 @@ class Bench:
             program = os.path.join(self.args.floor_dir, f"empty-{name}")
             proc = subprocess.Popen([program])
             time.sleep(0.3)
-            emit(f"rss_kib_empty_{name}", status_kib(proc.pid, "VmRSS"))
+            self.figures[f"rss_kib_empty_{name}"] = status_kib(proc.pid, "VmRSS")
+            emit(f"rss_kib_empty_{name}", self.figures[f"rss_kib_empty_{name}"])
             proc.kill()
             proc.wait()
             times = []
@@ -507,6 +567,15 @@ class Bench:
                 os.waitpid(os.posix_spawn(program, [program, "exit"], os.environ), 0)
                 times.append((time.perf_counter() - t0) * 1000)
             emit(f"startup_ms_empty_{name}", statistics.median(times))
+        daemon = self.floor_listener()
+        try:
+            time.sleep(0.3)
+            emit("rss_kib_floor_listen", status_kib(daemon.pid, "VmRSS"))
+        finally:
+            daemon.stop()
+        if "rss_kib_display_none" in self.figures:
+            self.ratios["rss_over_floor_kib"] = (self.figures["rss_kib_display_none"]
+                                                 - self.figures["rss_kib_empty_swift_static"])
 
     def print_ratios(self):
         for name, value in self.ratios.items():
@@ -518,6 +587,8 @@ def main():
     parser.add_argument("--pinpadd", required=True)
     parser.add_argument("--baseline", required=True)
     parser.add_argument("--smoke", action="store_true")
+    parser.add_argument("--alloc-counter", help="bench/alloc_count.c built as a shared "
+                        "object; adds allocs_per_code")
     parser.add_argument("--only", help="comma-separated: code_loop,syscalls,latency,idle,"
                         "rss,stalled_clients,replay")
     parser.add_argument("--state-parent", default=None,
@@ -533,7 +604,8 @@ def main():
         else:
             bench.ratios = {}
             parts = args.only or ("code_loop,syscalls,latency,idle,rss,stalled_clients,"
-                                  "replay" + (",floor" if args.floor_dir else ""))
+                                  "replay" + (",allocs" if args.alloc_counter else "")
+                                  + (",floor" if args.floor_dir else ""))
             for part in parts.split(","):
                 getattr(bench, part)()
             if args.ratios:

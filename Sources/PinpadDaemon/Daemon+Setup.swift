@@ -21,6 +21,8 @@ extension Daemon {
     }
     try openSocket()
     display = try DisplaySetup.open(options.display, config.display, log: log)
+    // No display, no screen model: nothing would look at it.
+    session.drawsScreen = !(display is NoDisplay)
     DisplaySetup.shareTerminal(
       display, terminalInput: options.inputs.contains(.terminal), config.entry, log: log)
     inputs = try InputSetup.open(

@@ -42,6 +42,8 @@ public final class Daemon {
   var exitCode: Int32 = 0
   /// Where `code` lines are built (see `sendCode`).
   private var codeLine: [UInt8] = []
+  /// `send`'s effect buffers, emptied, for reuse.
+  private var spareEffects: [[Effect]] = []
   /// The `[Door]`s (SPEC §10) and their GPIO lines (nil without doors).
   var doors: Doors
   var doorLines: DoorLines?
@@ -61,7 +63,7 @@ public final class Daemon {
     session = Session(
       settings: .init(
         version: pinpaddVersion, persistent: options.stateDirectory != "none",
-        screenKeypad: KeypadDevices.screenKeypad),
+        screenKeypad: KeypadDevices.screenKeypad, logLevel: options.logLevel),
       config: config, saved: saved, random: SystemRandom(), idRandom: SystemRandom())
     doors = Doors(config.doors)
     do {
@@ -101,7 +103,13 @@ public final class Daemon {
 
   /// Hands `event` to the session now and carries out what it asks for.
   func send(_ event: SessionEvent) {
-    for effect in session.handle(event, now: Clock.monotonic()) { perform(effect) }
+    // Effects go into a buffer kept from event to event (one per level of nesting: an
+    // effect may send an event), so an event allocates no array.
+    var effects = spareEffects.popLast() ?? []
+    session.handle(event, now: Clock.monotonic(), into: &effects)
+    for effect in effects { perform(effect) }
+    effects.removeAll(keepingCapacity: true)
+    spareEffects.append(effects)
   }
 
   private func perform(_ effect: Effect) {
@@ -159,7 +167,13 @@ public final class Daemon {
   /// After each batch of events: the screen, then the one timer.
   private func afterEvents() {
     send(.endOfBatch)
-    deadlineTimer.fire(by: [session.nextWakeup, doors.nextDeadline].compactMap { $0 }.min())
+    let wakeup = session.nextWakeup
+    let door = doors.nextDeadline
+    if let wakeup, let door {
+      deadlineTimer.fire(by: min(wakeup, door))
+    } else {
+      deadlineTimer.fire(by: wakeup ?? door)
+    }
   }
 
   func handleSignals() {
@@ -261,6 +275,6 @@ public enum SignalNumbers {
 /// A RandomNumberGenerator over getrandom(2) (scrambled keypad layouts, attempt ids).
 struct SystemRandom: RandomNumberGenerator {
   mutating func next() -> UInt64 {
-    FileSystem.randomBytes(8).reduce(0) { $0 << 8 | UInt64($1) }
+    FileSystem.randomUInt64()
   }
 }

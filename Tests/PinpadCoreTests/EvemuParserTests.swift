@@ -39,6 +39,28 @@ import Testing
     } catch { return error }
   }
 
+  @Test("the word-at-a-time line-feed search finds what a byte loop finds")
+  func lineFeedSearchMatchesAByteLoop() {
+    // Every length to past two words, a line feed at every place (or none), around
+    // bytes that differ from 0x0A by one bit or a borrow (0x0B, 0x09, 0x8A, 0x00).
+    for length in 1..<20 {
+      for at in -1..<length {
+        for filler: UInt8 in [0x0B, 0x09, 0x8A, 0x00, 0x41] {
+          var bytes = [UInt8](repeating: filler, count: length)
+          if at >= 0 { bytes[at] = 0x0A }
+          if at >= 0, at + 1 < length { bytes[at + 1] = 0x0A }  // a second one after it
+          for from in 0...length {
+            let expected = bytes[from...].firstIndex(of: 0x0A) ?? length
+            let found = bytes.withUnsafeBufferPointer { b in
+              EvemuParser.lineFeed(b.baseAddress!, from: from, to: length)
+            }
+            #expect(found == expected, "\(bytes) from \(from)")
+          }
+        }
+      }
+    }
+  }
+
   @Test func valuesAtTheLimitsOfInt32ParseAndOneBeyondAreErrors() throws {
     #expect(try Self.one("E: 0 1 1 2147483647")?.value == .max)
     #expect(try Self.one("E: 0 1 1 -2147483648")?.value == .min)

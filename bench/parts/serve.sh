@@ -11,7 +11,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SWIFT=${SWIFT:-swift}
-RELEASE_FLAGS=(-c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now)
+# The Makefile's RELEASE_FLAGS (other flags would rebuild what `make release` built).
+RELEASE_FLAGS=(-c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now
+  -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs)
 "$SWIFT" build "${RELEASE_FLAGS[@]}" --product pinpadctl >&2
 PINPADCTL=$("$SWIFT" build "${RELEASE_FLAGS[@]}" --show-bin-path)/pinpadctl
 CACHE=.build/bench

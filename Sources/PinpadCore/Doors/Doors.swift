@@ -15,7 +15,13 @@ public struct Doors: Sendable {
   public var isEmpty: Bool { machines.isEmpty }
   public func machine(_ name: String) -> DoorMachine? { machines.first { $0.name == name } }
 
-  public var nextDeadline: Instant? { machines.compactMap(\.nextDeadline).min() }
+  public var nextDeadline: Instant? {
+    var earliest: Instant? = nil
+    for machine in machines {
+      if let d = machine.nextDeadline, earliest.map({ d < $0 }) ?? true { earliest = d }
+    }
+    return earliest
+  }
 
   /// The Session's `attemptGranted`: every door of that keypad opens.
   public mutating func granted(id: String, keypad: String, now: Instant) -> [Effect] {

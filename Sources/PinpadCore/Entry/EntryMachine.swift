@@ -111,7 +111,19 @@ public struct EntryMachine {
   // MARK: - Inputs
 
   public mutating func handle(_ input: EntryInput, now: Instant) -> [EntryAction] {
-    var out = Output()
+    var actions: [EntryAction] = []
+    handle(input, now: now, into: &actions)
+    return actions
+  }
+
+  /// `handle(_:now:)` appending to `actions` (the caller's buffer, reused from key to
+  /// key, so a key press allocates no array).
+  public mutating func handle(
+    _ input: EntryInput, now: Instant, into actions: inout [EntryAction]
+  ) {
+    var out = Output(actions: actions)
+    actions = []
+    defer { actions = out.finish() }
     let wasChecking = mode == .checking
     let now = advanceClock(to: now)
     catchUp(to: now, &out)
@@ -128,7 +140,7 @@ public struct EntryMachine {
       dropEntry(&out)
     case .timedOut:
       guard mode == .idle || mode == .entering else { break }
-      pending = []
+      pending.removeAll(keepingCapacity: true)
       pendingOverflow = false
       pendingDigits.wipe()
       if mode == .entering { endEntry(&out) }
@@ -137,7 +149,6 @@ public struct EntryMachine {
       // Only the code that was being checked when the verdict came can be judged.
       if wasChecking && mode == .checking { verdict(outcome, at: now, &out) }
     }
-    return out.finish()
   }
 
   /// SIGHUP reload. Pending presses settle under the old rules first; then an entry that
@@ -277,16 +288,19 @@ public struct EntryMachine {
 
   /// Applies or rejects the pending group, then forgets it.
   private mutating func settle(at time: Instant, _ out: inout Output) {
-    let group = pending
     let overflow = pendingOverflow
-    pending = []
     pendingOverflow = false
-    defer { pendingDigits.wipe() }
-    guard !group.isEmpty else { return }
+    // Emptied when settled, its storage kept for the next group (nothing below reads
+    // `pending`).
+    defer {
+      pending.removeAll(keepingCapacity: true)
+      pendingDigits.wipe()
+    }
+    guard !pending.isEmpty else { return }
 
-    let isBurst = group.count >= 2 || overflow
+    let isBurst = pending.count >= 2 || overflow
     if isBurst
-      && (rules.bursts == .reject || overflow || group.contains { $0.role == .disallowed })
+      && (rules.bursts == .reject || overflow || pending.contains { $0.role == .disallowed })
     {
       maskForKeyPress(&out)
       out.append(.entry(.rejected, length: digits.count))
@@ -294,7 +308,7 @@ public struct EntryMachine {
       return
     }
     var nextDigit = 0
-    for press in group {
+    for press in pending {
       var digit: UInt8? = nil
       if press.role == .digit {
         digit = pendingDigits[nextDigit]
@@ -423,7 +437,7 @@ public struct EntryMachine {
   // MARK: - Other inputs
 
   private mutating func dropEntry(_ out: inout Output) {
-    pending = []
+    pending.removeAll(keepingCapacity: true)
     pendingOverflow = false
     pendingDigits.wipe()
     guard mode == .entering else { return }
@@ -484,6 +498,7 @@ extension EntryMachine {
   private struct Output {
     var actions: [EntryAction] = []
     var screenChanged = false
+    init(actions: [EntryAction] = []) { self.actions = actions }
     mutating func append(_ action: EntryAction) {
       if case .screenChanged = action {
         screenChanged = true

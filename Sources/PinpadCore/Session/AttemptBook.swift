@@ -31,18 +31,23 @@ public struct AttemptBook {
   /// A fresh id, drawn again in the (2^-128) case that it is already in use.
   private mutating func newID() -> String {
     while true {
-      let id = AttemptBook.hex(random.next()) + AttemptBook.hex(random.next())
+      let id = AttemptBook.hex(random.next(), random.next())
       if !attempts.contains(where: { $0.id == id }), !settled.contains(where: { $0.id == id }) {
         return id
       }
     }
   }
 
-  private static func hex(_ value: UInt64) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    var bytes = [UInt8](repeating: 0, count: 16)
-    for i in 0..<16 { bytes[15 - i] = digits[Int((value >> (4 * UInt64(i))) & 0xF)] }
-    return String(decoding: bytes, as: UTF8.self)
+  /// `high` then `low` as 32 lowercase hex digits, written straight into the String.
+  private static func hex(_ high: UInt64, _ low: UInt64) -> String {
+    String(unsafeUninitializedCapacity: 32) { bytes in
+      for i in 0..<32 {
+        let value = i < 16 ? high : low
+        let nibble = UInt8(truncatingIfNeeded: value >> (4 * UInt64(15 - i % 16))) & 0xF
+        bytes[i] = nibble < 10 ? 0x30 + nibble : UInt8(ascii: "a") + nibble - 10
+      }
+      return 32
+    }
   }
 
   /// A new attempt for `digits` (and `card`) from `keypad`, waiting for a client until
@@ -114,7 +119,13 @@ public struct AttemptBook {
     attempts.removeAll()
   }
 
-  public var nextDeadline: Instant? { attempts.map(\.deadline).min() }
+  public var nextDeadline: Instant? {
+    var earliest: Instant? = nil
+    for attempt in attempts where earliest.map({ attempt.deadline < $0 }) ?? true {
+      earliest = attempt.deadline
+    }
+    return earliest
+  }
 
   private mutating func remember(_ id: String, timedOut: Bool) {
     settled.append((id, timedOut))

@@ -56,13 +56,15 @@ public struct ScreenPresenter {
 
   /// When the screen next changes by itself: an expiry or the next countdown second.
   public func nextDeadline(machine: EntryMachine?, now: Instant) -> Instant? {
-    var deadlines = [result?.until, notice?.until].compactMap { $0 }
+    var earliest = result?.until
+    if let n = notice?.until, earliest.map({ n < $0 }) ?? true { earliest = n }
     if result == nil, case .locked(let until)? = machine?.phase, until > now {
       let left = (until - now).nanoseconds
       let intoSecond = left % 1_000_000_000
-      deadlines.append(now + .nanoseconds(intoSecond == 0 ? 1_000_000_000 : intoSecond))
+      let tick = now + .nanoseconds(intoSecond == 0 ? 1_000_000_000 : intoSecond)
+      if earliest.map({ tick < $0 }) ?? true { earliest = tick }
     }
-    return deadlines.min()
+    return earliest
   }
 
   /// The frame for `machine` (nil: no keypad has been used yet). `awaitingPin`: its

@@ -16,12 +16,17 @@ public struct Session {
     public var persistent: Bool
     /// The keypad name of pointers no `[Keypad]` claimed: they type into the screen's keypad.
     public var screenKeypad: String
+    /// The least severe level logged: `Effect.log` below it is neither built nor sent
+    /// (the key events' debug lines cost nothing at `info`).
+    public var logLevel: LogLevel
     public init(
-      version: String, persistent: Bool = true, screenKeypad: String = ""
+      version: String, persistent: Bool = true, screenKeypad: String = "",
+      logLevel: LogLevel = .debug
     ) {
       self.version = version
       self.persistent = persistent
       self.screenKeypad = screenKeypad
+      self.logLevel = logLevel
     }
   }
 
@@ -39,6 +44,14 @@ public struct Session {
   public private(set) var activeKeypad: String? = nil
   private var padPress = PadPress()
   private var lastModel: ScreenModel? = nil
+  /// False when no display draws (`--display none`): no `ScreenModel` is built and no
+  /// `Effect.show` asked for.
+  public var drawsScreen = true
+  /// The `entry` lines sent so far, by keypad, event and length: the same few lines go
+  /// out for every code, built once (they hold a length, never a digit).
+  private var entryLines: [EntryLineKey: String] = [:]
+  /// `feed`'s buffer for an entry machine's actions, kept between keys.
+  private var spareActions: [EntryAction] = []
   private var saved: SavedLockouts
   /// What the lockout file holds (in `persistable` form), nil when unknown.
   private var written: [String: LockoutState]?
@@ -76,44 +89,54 @@ public struct Session {
 
   /// When the shell must send `.tick` (monotonic clock), nil when nothing waits on time.
   public var nextWakeup: Instant? {
-    var entry: [Instant] = machines.values.compactMap(\.nextDeadline)
-    entry += cards.values.compactMap(\.nextDeadline)
-    if let d = presenter.nextDeadline(machine: activeMachine, now: entryNow) { entry.append(d) }
-    var wakeups = entry.map { $0 - lead }
-    if let d = attempts.nextDeadline { wakeups.append(d) }
-    if let d = lockoutRetry { wakeups.append(d) }
-    return wakeups.min()
+    // Asked after every batch of events: the earliest deadline without an array.
+    var entry: Instant? = nil
+    func consider(_ d: Instant?, _ earliest: inout Instant?) {
+      if let d, earliest.map({ d < $0 }) ?? true { earliest = d }
+    }
+    for machine in machines.values { consider(machine.nextDeadline, &entry) }
+    for card in cards.values { consider(card.nextDeadline, &entry) }
+    consider(presenter.nextDeadline(machine: activeMachine, now: entryNow), &entry)
+    var wakeup = entry.map { $0 - lead }
+    consider(attempts.nextDeadline, &wakeup)
+    consider(lockoutRetry, &wakeup)
+    return wakeup
   }
 
   public mutating func handle(_ event: SessionEvent, now: Instant) -> [Effect] {
     var out: [Effect] = []
+    handle(event, now: now, into: &out)
+    return out
+  }
+
+  /// `handle(_:now:)` appending to `out` (the shell's buffer, reused from event to event).
+  public mutating func handle(_ event: SessionEvent, now: Instant, into out: inout [Effect]) {
     switch event {
     case .start:
       show(now: now, force: true, &out)
       out.append(.notify("READY=1\nSTATUS=Waiting for keys"))
-      out.append(.log(.info, "pinpadd \(settings.version) ready"))
+      log(.info, "pinpadd \(settings.version) ready", &out)
     case .key(let keypad, let code, let value, let stamp):
       key(keypad, code, value: value, stamp: stamp, now: now, &out)
     case .cardKey(let keypad, let code, let value, let stamp):
       cardKey(keypad, code, value: value, stamp: stamp, now: now, &out)
     case .cardDropped(let keypad):
       cards[keypad]?.dropRead()
-      out.append(.log(.warning, "keypad \(keypad): card reader lost events, card read dropped"))
+      log(.warning, "keypad \(keypad): card reader lost events, card read dropped", &out)
     case .dropped(let keypad, let stamp):
       let at = advance(to: stamp, now: now)
-      out.append(
-        .log(.warning, "keypad \(keypad): events lost in the kernel (SYN_DROPPED), entry wiped"))
+      log(.warning, "keypad \(keypad): events lost in the kernel (SYN_DROPPED), entry wiped", &out)
       feed(.eventsDropped, keypad: keypad, at: at, now: now, &out)
     case .deviceAdded(let keypad, let path, let role):
-      out.append(
-        .log(.info, "keypad \(keypad): \(path) added\(role == .cardReader ? " (card reader)" : "")")
+      log(
+        .info, "keypad \(keypad): \(path) added\(role == .cardReader ? " (card reader)" : "")", &out
       )
       out.append(
         .broadcast(DaemonMessage.keypad(name: keypad, added: true, device: path, role: role)))
     case .deviceRemoved(let keypad, let path, let role):
-      out.append(
-        .log(
-          .info, "keypad \(keypad): \(path) removed\(role == .cardReader ? " (card reader)" : "")"))
+      log(
+        .info, "keypad \(keypad): \(path) removed\(role == .cardReader ? " (card reader)" : "")",
+        &out)
       out.append(
         .broadcast(DaemonMessage.keypad(name: keypad, added: false, device: path, role: role)))
       if role == .cardReader { cardReaderRemoved(keypad, now: now, &out) }
@@ -143,10 +166,9 @@ public struct Session {
     case .endOfBatch:
       show(now: now, force: false, &out)
     case .quit(let reason):
-      out.append(.log(.info, reason))
+      log(.info, reason, &out)
       out.append(.stop)
     }
-    return out
   }
 
   /// Wipes every entry and every held code (shutdown).
@@ -155,6 +177,23 @@ public struct Session {
     for name in Array(cards.keys) { cards[name]?.wipe() }
     cards = [:]
     attempts.wipeAll()
+  }
+
+  /// Appends a log line at `level` when that level is logged (`Settings.logLevel`):
+  /// the line is built only then.
+  private func log(_ level: LogLevel, _ line: @autoclosure () -> String, _ out: inout [Effect]) {
+    if level >= settings.logLevel { out.append(.log(level, line())) }
+  }
+
+  /// The `entry` line for `keypad`, `event` and `length`, built the first time.
+  private mutating func entryLine(keypad: String, event: EntryEvent, length: Int) -> String {
+    let key = EntryLineKey(keypad: keypad, event: event, length: length)
+    if let line = entryLines[key] { return line }
+    let line = DaemonMessage.entry(keypad: keypad, event: event, length: length)
+    // Bounded: keypads (a reload forgets them) x events x lengths up to the capacity.
+    if entryLines.count >= 4096 { entryLines = [:] }
+    entryLines[key] = line
+    return line
   }
 
   // MARK: Time
@@ -182,8 +221,7 @@ public struct Session {
     let at = advance(to: stamp, now: now)
     if value == 1 {
       // Plymouth's habit: key events only at debug level, and never which digit.
-      out.append(
-        .log(.debug, "keypad \(keypad): \(code.digit == nil ? code.name : "digit key") pressed"))
+      log(.debug, "keypad \(keypad): \(code.digit == nil ? code.name : "digit key") pressed", &out)
       if activeKeypad != keypad || presenter.hasResult {
         activeKeypad = keypad
         presenter.keyPressed()
@@ -227,7 +265,7 @@ public struct Session {
       return
     case .rejected:
       activate(keypad)
-      out.append(.log(.info, "keypad \(keypad): card rejected (not a card number)"))
+      log(.info, "keypad \(keypad): card rejected (not a card number)", &out)
       presenter.showFeedback(.cardRejected, now: at)
       return
     case .card:
@@ -240,7 +278,7 @@ public struct Session {
     case .locked, .checking:
       // Refused like a digit: the machine gives its feedback (locked, busy), no submit.
       card.wipe()
-      out.append(.log(.info, "keypad \(keypad): card refused, the keypad is locked or busy"))
+      log(.info, "keypad \(keypad): card refused, the keypad is locked or busy", &out)
       feed(.cardSubmitted, keypad: keypad, at: at, now: now, &out)
       return
     case .idle, .entering:
@@ -250,8 +288,8 @@ public struct Session {
     cards[keypad]!.hold(card, until: at + pinAfterCard(keypad))
     let cardRead = DaemonMessage.entry(keypad: keypad, event: .cardRead, length: 0)
     if mode == .cardPin {
-      out.append(
-        .log(.info, "keypad \(keypad): card \(replaced ? "replaced" : "read"), waiting for the PIN")
+      log(
+        .info, "keypad \(keypad): card \(replaced ? "replaced" : "read"), waiting for the PIN", &out
       )
       feed(.clear, keypad: keypad, at: at, now: now, &out)
       out.append(.broadcast(cardRead))
@@ -269,7 +307,7 @@ public struct Session {
     let held = cards[keypad]!.held != nil
     cards[keypad]!.wipe()
     guard held else { return }
-    out.append(.log(.info, "keypad \(keypad): card reader removed, the held card is wiped"))
+    log(.info, "keypad \(keypad): card reader removed, the held card is wiped", &out)
     feed(.clear, keypad: keypad, at: entryTime(now), now: now, &out)
   }
 
@@ -298,8 +336,7 @@ public struct Session {
     presenter.pressedPadKey = padPress.shown
     guard let activated, let code = activated.keyCode(rules: config.entry) else { return }
     let target = keypad == settings.screenKeypad ? (activeKeypad ?? defaultKeypad) : keypad
-    out.append(
-      .log(.debug, "on-screen keypad: \(activated.isDigit ? "digit key" : code.name) pressed"))
+    log(.debug, "on-screen keypad: \(activated.isDigit ? "digit key" : code.name) pressed", &out)
     key(target, code, value: 1, stamp: at, now: now, &out)
     key(target, code, value: 0, stamp: at, now: now, &out)
   }
@@ -308,12 +345,19 @@ public struct Session {
     _ input: EntryInput, keypad: String, at: Instant, now: Instant, _ out: inout [Effect]
   ) {
     ensureMachine(keypad)
-    let actions = machines[keypad]!.handle(input, now: at)
+    // The spare buffer, given back emptied: a key allocates no array (a nested feed,
+    // rare, finds none and makes its own).
+    var actions = spareActions
+    spareActions = []
+    machines[keypad]!.handle(input, now: at, into: &actions)
     perform(actions, keypad: keypad, at: at, now: now, &out)
+    actions.removeAll(keepingCapacity: true)
+    spareActions = actions
   }
 
   private mutating func ensureMachine(_ keypad: String) {
-    if machines[keypad] == nil {
+    // By index: `machines[keypad] == nil` would copy the machine out for every key.
+    if machines.index(forKey: keypad) == nil {
       machines[keypad] = EntryMachine(
         rules: config.entry, lockout: config.lockout, state: saved.state(for: keypad))
     }
@@ -326,14 +370,16 @@ public struct Session {
     for action in actions {
       switch action {
       case .entry(let event, let length):
-        out.append(.broadcast(DaemonMessage.entry(keypad: keypad, event: event, length: length)))
+        out.append(.broadcast(entryLine(keypad: keypad, event: event, length: length)))
         if event == .started, config.display.keypadLayout == .scrambled {
           presenter.padCells = ScrambledLayout.make(using: &random)
         }
-        if event == .timeout { out.append(.log(.info, "keypad \(keypad): entry timed out")) }
+        if event == .timeout { log(.info, "keypad \(keypad): entry timed out", &out) }
       case .submit(let digits):
         // The card read for this PIN (card+pin) or alone (an empty code).
-        let card = cards[keypad]?.takeHeld()
+        // Looked up before it is changed: a mutating access would give an empty
+        // dictionary storage of its own (an allocation per code without card readers).
+        let card = cards.index(forKey: keypad) == nil ? nil : cards[keypad]!.takeHeld()
         guard !digits.isEmpty || card != nil else {
           // Nothing to check (cannot happen: a card is held before it is submitted);
           // the keypad must not wait for a verdict that cannot come.
@@ -344,14 +390,13 @@ public struct Session {
           keypad: keypad, digits: digits, card: card,
           deadline: now + config.socket.deliveryTimeout)
         let what = card == nil ? "code" : digits.isEmpty ? "card" : "card and code"
-        out.append(.log(.info, "keypad \(keypad): \(what) submitted as attempt \(id)"))
+        log(.info, "keypad \(keypad): \(what) submitted as attempt \(id)", &out)
         out.append(.notify("STATUS=Checking attempt \(id)"))
         offerWaitingCodes(&out)
       case .feedback(let feedback):
         presenter.showFeedback(feedback, now: at)
       case .lockout(let seconds):
-        out.append(
-          .log(.warning, "keypad \(keypad): locked out for \(seconds) s after repeated denials"))
+        log(.warning, "keypad \(keypad): locked out for \(seconds) s after repeated denials", &out)
         out.append(.broadcast(DaemonMessage.lockout(keypad: keypad, seconds: seconds)))
         saveLockouts(now: now, &out)
       case .screenChanged:
@@ -376,7 +421,7 @@ public struct Session {
     id: String, clients: Int, connected: Int, now: Instant, _ out: inout [Effect]
   ) {
     offered.remove(id)
-    if connected > 0 { out.append(.log(.debug, "attempt \(id): sent to \(clients) client(s)")) }
+    if connected > 0 { log(.debug, "attempt \(id): sent to \(clients) client(s)", &out) }
     if clients > 0 {
       attempts.markSent(id: id, verdictDeadline: now + config.socket.verdictTimeout)
       warnedUndelivered.remove(id)
@@ -384,11 +429,10 @@ public struct Session {
       attempts.attempts.contains(where: { $0.id == id })
     {
       warnedUndelivered.insert(id)
-      out.append(
-        .log(
-          .warning,
-          "attempt \(id): no controller connected, waiting up to \(config.socket.deliveryTimeout.seconds) s"
-        ))
+      log(
+        .warning,
+        "attempt \(id): no controller connected, waiting up to \(config.socket.deliveryTimeout.seconds) s",
+        &out)
     }
   }
 
@@ -400,14 +444,15 @@ public struct Session {
     switch attempts.decide(id: id) {
     case .accepted(let keypad):
       let result = granted ? "granted" : "denied"
-      let why = reason.map { " (\($0))" } ?? ""
-      out.append(
-        .log(.info, "attempt \(id) on keypad \(keypad): \(result)\(why) by client \(client)"))
+      log(
+        .info,
+        "attempt \(id) on keypad \(keypad): \(result)\(reason.map { " (\($0))" } ?? "") by client \(client)",
+        &out)
       out.append(.broadcast(DaemonMessage.verdict(id: id, result: result, reason: reason)))
       if duress {
         // After the verdict, so a client sees the attempt decided first; the screen and
         // the entry events stay those of an ordinary verdict.
-        out.append(.log(.warning, "attempt \(id) on keypad \(keypad): duress alarm"))
+        log(.warning, "attempt \(id) on keypad \(keypad): duress alarm", &out)
         out.append(.broadcast(DaemonMessage.alarm(reason: "duress", keypad: keypad, id: id)))
       }
       out.append(.dropUnreadCode(id: id))
@@ -447,10 +492,9 @@ public struct Session {
       }
     }
     for name in cards.keys.sorted() where cards[name]!.expire(now: at) {
-      out.append(
-        .log(
-          .info,
-          "keypad \(name): card wiped, no PIN within \(pinAfterCard(name).secondsText) s"))
+      log(
+        .info,
+        "keypad \(name): card wiped, no PIN within \(pinAfterCard(name).secondsText) s", &out)
       feed(.timedOut, keypad: name, at: at, now: now, &out)
     }
     for expired in attempts.expire(now: now) {
@@ -458,16 +502,16 @@ public struct Session {
       warnedUndelivered.remove(expired.id)
       activeKeypad = expired.keypad
       if expired.delivered {
-        out.append(
-          .log(
-            .warning,
-            "attempt \(expired.id): no verdict within \(config.socket.verdictTimeout.seconds) s"))
+        log(
+          .warning,
+          "attempt \(expired.id): no verdict within \(config.socket.verdictTimeout.seconds) s", &out
+        )
         out.append(.broadcast(DaemonMessage.verdict(id: expired.id, result: "timeout")))
         out.append(.dropUnreadCode(id: expired.id))
         feed(.verdict(.noResponse), keypad: expired.keypad, at: at, now: now, &out)
         presenter.showResult(.noResponse, now: at)
       } else {
-        out.append(.log(.warning, "attempt \(expired.id): no controller took it, code wiped"))
+        log(.warning, "attempt \(expired.id): no controller took it, code wiped", &out)
         feed(.verdict(.undelivered), keypad: expired.keypad, at: at, now: now, &out)
         presenter.showResult(.unavailable, now: at)
       }
@@ -489,12 +533,10 @@ public struct Session {
     }
     // A conservative lock for an unreadable file ("*") or a corrupt line ends with its
     // lock: a garbled name is not kept in the file as a keypad.
-    for name in saved.guessed.union(["*"]) {
-      if let state = saved.states[name], state.lockedUntil.map({ $0 <= at }) ?? true {
-        saved.states[name] = nil
-        saved.guessed.remove(name)
-      }
+    if !saved.guessed.isEmpty {
+      for name in saved.guessed { forgetEndedGuess(name, at: at) }
     }
+    forgetEndedGuess("*", at: at)
     guard settings.persistent else { return }
     let content = Self.persistable(saved.states, now: at)
     guard content != written || lockoutSaveError != nil else { return }
@@ -503,20 +545,26 @@ public struct Session {
     out.append(.persistLockouts(saved.states, now: at))
   }
 
+  private mutating func forgetEndedGuess(_ name: String, at: Instant) {
+    if let state = saved.states[name], state.lockedUntil.map({ $0 <= at }) ?? true {
+      saved.states[name] = nil
+      saved.guessed.remove(name)
+    }
+  }
+
   private mutating func lockoutsSaved(failure: String?, now: Instant, _ out: inout [Effect]) {
     guard let failure else {
-      if lockoutSaveError != nil { out.append(.log(.info, "lockout state saved again")) }
+      if lockoutSaveError != nil { log(.info, "lockout state saved again", &out) }
       lockoutSaveError = nil
       lockoutRetry = nil
       return
     }
     // Logged once per streak of failures, retried until it works; `status` says so.
     if lockoutSaveError == nil {
-      out.append(
-        .log(
-          .error,
-          "cannot save lockout state: \(failure); retrying every \(Int(Self.lockoutRetryInterval.seconds)) s"
-        ))
+      log(
+        .error,
+        "cannot save lockout state: \(failure); retrying every \(Int(Self.lockoutRetryInterval.seconds)) s",
+        &out)
     }
     lockoutSaveError = failure
     written = nil
@@ -542,27 +590,27 @@ public struct Session {
   /// change now; the socket and the display's device at the next start.
   private mutating func reload(_ loaded: Configuration, now: Instant, _ out: inout [Effect]) {
     if loaded.socket != config.socket {
-      out.append(.log(.warning, "reload: [Socket] changes take effect at the next start"))
+      log(.warning, "reload: [Socket] changes take effect at the next start", &out)
     }
     if loaded.doors != config.doors {
       // A relay is never released and requested again on a reload.
-      out.append(.log(.warning, "reload: [Door] changes take effect at the next start"))
+      log(.warning, "reload: [Door] changes take effect at the next start", &out)
     }
     var displayKeys = loaded.display
     displayKeys.prompt = config.display.prompt
     displayKeys.keypadLayout = config.display.keypadLayout
     if displayKeys != config.display {
-      out.append(
-        .log(
-          .warning,
-          "reload: [Display] Output, Device, Font, OnScreenKeypad and SnapshotSize take effect at the next start"
-        ))
+      log(
+        .warning,
+        "reload: [Display] Output, Device, Font, OnScreenKeypad and SnapshotSize take effect at the next start",
+        &out)
     }
     config.entry = loaded.entry
     config.lockout = loaded.lockout
     config.display.prompt = loaded.display.prompt
     config.display.keypadLayout = loaded.display.keypadLayout
     config.keypads = loaded.keypads
+    entryLines = [:]
     for name in cards.keys.sorted() where cardMode(name) == .off {
       cards[name]?.wipe()
       cards[name] = nil
@@ -574,7 +622,7 @@ public struct Session {
         rules: config.entry, lockout: config.lockout, now: at)
       perform(actions, keypad: name, at: at, now: now, &out)
     }
-    out.append(.log(.info, "configuration reloaded"))
+    log(.info, "configuration reloaded", &out)
   }
 
   /// The `status` answer: names, phases, lengths and counts; never a digit.
@@ -612,6 +660,7 @@ public struct Session {
 
   /// The frame for the active keypad, when it differs from the last one drawn.
   private mutating func show(now: Instant, force: Bool, _ out: inout [Effect]) {
+    guard drawsScreen else { return }
     let awaitingPin = activeKeypad.map { cards[$0]?.held != nil } ?? false
     let model = presenter.model(
       machine: activeMachine, rules: config.entry, display: config.display, now: entryTime(now),
@@ -620,4 +669,11 @@ public struct Session {
     lastModel = model
     out.append(.show(model))
   }
+}
+
+/// What an `entry` line says: the key of `Session`'s lines already built.
+private struct EntryLineKey: Hashable {
+  var keypad: String
+  var event: EntryEvent
+  var length: Int
 }

@@ -21,6 +21,8 @@ public final class TerminalInput: InputSource {
   private var fd: FileDescriptor { reader.fd }
   private var raw: RawTerminal?
   private var loop: EventLoop?
+  /// Where keys are read into (zeroed after each read: they may be digits).
+  private var buffer = [UInt8](repeating: 0, count: 256)
 
   public init(keypad: String, fd: FileDescriptor = .standardInput) {
     self.keypad = keypad
@@ -50,7 +52,6 @@ public final class TerminalInput: InputSource {
   }
 
   private func readKeys(_ deliver: (SourceEvent) -> Void) {
-    var buffer = [UInt8](repeating: 0, count: 256)
     let n: Int
     do { n = try fd.read(into: &buffer) } catch {
       if error == .wouldBlock { return }
@@ -65,49 +66,61 @@ public final class TerminalInput: InputSource {
     }
     let now = Clock.monotonic()
     // One read is one instant: a paste arrives as a burst, as from a scanner.
-    for key in TerminalInput.keys(in: buffer[0..<n]) {
+    TerminalInput.scanKeys(in: buffer[0..<n]) { key in
       guard let key else {
         deliver(.quit)
-        break  // nothing typed after Ctrl-C counts
+        return false  // nothing typed after Ctrl-C counts
       }
       deliver(.key(key, value: 1, time: now))
       deliver(.key(key, value: 0, time: now))
+      return true
     }
-    for i in buffer.indices { buffer[i] = 0 }
+    for i in 0..<n { buffer[i] = 0 }
   }
 
   /// The keys in bytes read from a terminal; nil stands for Ctrl-C. Escape sequences
   /// (arrows, function keys) are skipped; a lone Esc is KEY_ESC.
   public static func keys(in bytes: ArraySlice<UInt8>) -> [KeyCode?] {
     var keys: [KeyCode?] = []
+    scanKeys(in: bytes) { key in
+      keys.append(key)
+      return true
+    }
+    return keys
+  }
+
+  /// `keys(in:)` one key at a time, with no array: `body` returns false to stop.
+  static func scanKeys(in bytes: ArraySlice<UInt8>, _ body: (KeyCode?) -> Bool) {
     var i = bytes.startIndex
     while i < bytes.endIndex {
       let b = bytes[i]
       i += 1
+      let key: KeyCode?
       switch b {
-      case 0x30...0x39: keys.append(KeyCode.mainRow(b - 0x30))
-      case 0x0D, 0x0A: keys.append(.enter)
-      case 0x7F, 0x08: keys.append(.backspace)
-      case 0x03: keys.append(nil)
-      case UInt8(ascii: "*"): keys.append(.kpAsterisk)
-      case UInt8(ascii: "."): keys.append(.kpDot)
+      case 0x30...0x39: key = KeyCode.mainRow(b - 0x30)
+      case 0x0D, 0x0A: key = .enter
+      case 0x7F, 0x08: key = .backspace
+      case 0x03: key = nil
+      case UInt8(ascii: "*"): key = .kpAsterisk
+      case UInt8(ascii: "."): key = .kpDot
       case 0x1B:
         if i < bytes.endIndex, bytes[i] == UInt8(ascii: "[") || bytes[i] == UInt8(ascii: "O") {
           // CSI/SS3 sequence: parameters, then a final byte 0x40...0x7E.
           i += 1
           while i < bytes.endIndex, !(0x40...0x7E).contains(bytes[i]) { i += 1 }
           i = min(i + 1, bytes.endIndex)
+          continue
         } else {
-          keys.append(.esc)
+          key = .esc
         }
       case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
         let letter = String(UnicodeScalar(b)).uppercased()
-        keys.append(KeyCode(name: "KEY_" + letter))
-      case UInt8(ascii: " "): keys.append(KeyCode(name: "KEY_SPACE"))
-      default: keys.append(KeyCode(name: "KEY_UNKNOWN") ?? KeyCode(240))
+        key = KeyCode(name: "KEY_" + letter)
+      case UInt8(ascii: " "): key = KeyCode(name: "KEY_SPACE")
+      default: key = KeyCode(name: "KEY_UNKNOWN") ?? KeyCode(240)
       }
+      guard body(key) else { return }
     }
-    return keys
   }
 
   /// Drops what was typed but not read yet (type-ahead before the daemon was ready).

@@ -83,6 +83,8 @@ public final class SocketServer {
   private var shedThisEpisode: Int?
   /// Clients with bytes queued in this batch, written by `flushPending` at its end.
   private var pending: [SocketClient] = []
+  /// The list being written by `flushPending`: the two swap, so neither is reallocated.
+  private var flushing: [SocketClient] = []
   /// Where client lines are read into (they hold no digits).
   private var chunk = [UInt8](repeating: 0, count: 8192)
 
@@ -270,7 +272,8 @@ public final class SocketServer {
 
   /// Queues `line` for every client.
   public func broadcast(_ line: String) {
-    for client in Array(clients.values) { send(line, to: client) }
+    // Over the dictionary itself: a client disconnected meanwhile leaves it by a copy.
+    for client in clients.values { send(line, to: client) }
   }
 
   /// Queues secret `bytes` (the `code` line of attempt `id`) for every client, then
@@ -280,7 +283,7 @@ public final class SocketServer {
     var delivered = 0
     // Copied from `bytes` into each client's locked buffer, with no copy in between.
     bytes.withUnsafeBufferPointer { line in
-      for client in Array(clients.values) {
+      for client in clients.values {
         enqueue(line, to: client, secret: id)
         if !client.closed { delivered += 1 }
       }
@@ -293,7 +296,7 @@ public final class SocketServer {
   /// (called once that attempt is decided): its bytes are zeroed, so no code waits in
   /// memory for a client that does not read.
   public func dropUnreadSecrets(of id: String) {
-    for client in Array(clients.values) where client.holdsSecret(of: id) {
+    for client in clients.values where client.holdsSecret(of: id) {
       // A line still waiting for the end of this batch goes first, as far as it can.
       flushIfPending(client)
       if client.holdsSecret(of: id) {
@@ -349,9 +352,10 @@ public final class SocketServer {
   /// Writes what this batch queued, one write per client (the loop calls it when every
   /// batch ends).
   public func flushPending() {
-    let clients = pending
-    pending = []
-    for client in clients { flushIfPending(client) }
+    guard !pending.isEmpty else { return }
+    swap(&pending, &flushing)
+    for client in flushing { flushIfPending(client) }
+    flushing.removeAll(keepingCapacity: true)
   }
 
   /// Writes now what waits for the end of the batch.
@@ -427,7 +431,7 @@ public final class SocketServer {
     // Everything went: reuse the buffer without reallocating.
     client.output.removeAll(keepingCapacity: true)
     client.sent = 0
-    client.secrets = []
+    client.secrets.removeAll(keepingCapacity: true)
     do { try loop.change(client.fd, [.readable]) } catch {
       disconnect(client, reason: "cannot watch it: \(error)")
     }

@@ -28,14 +28,23 @@ public enum Clock {
     var out: [UInt8] = []
     out.reserveCapacity(24)
     func pad(_ v: Int, _ width: Int) {
-      var digits = [UInt8](repeating: 0x30, count: width)
+      // At least `width` digits (a year past 9999 takes more), written in place.
       var v = max(v, 0)
-      for i in stride(from: width - 1, through: 0, by: -1) {
-        digits[i] = 0x30 + UInt8(v % 10)
-        v /= 10
+      var count = 1
+      var rest = v / 10
+      while rest > 0 {
+        count += 1
+        rest /= 10
       }
-      if v > 0 { out.append(contentsOf: String(v).utf8) }  // a year past 9999
-      out.append(contentsOf: digits)
+      count = max(count, width)
+      let end = out.count + count
+      for _ in 0..<count { out.append(0x30) }
+      var i = end - 1
+      while v > 0 {
+        out[i] = 0x30 + UInt8(v % 10)
+        v /= 10
+        i -= 1
+      }
     }
     pad(Int(parts.tm_year) + 1900, 4)
     out.append(UInt8(ascii: "-"))

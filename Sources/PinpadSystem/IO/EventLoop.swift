@@ -61,10 +61,10 @@ public final class EventLoop {
   public func run(afterEach: () -> Void = {}) throws(Errno) {
     running = true
     while running {
-      let ready: [(token: UInt64, events: EventPoll.Events)]
       // Work deferred before the first wait (a fast replay) must not wait for an event.
-      ready = try poll.wait(timeoutMilliseconds: deferred.isEmpty ? -1 : 0)
-      for (token, events) in ready {
+      let count = try poll.waitInPlace(timeoutMilliseconds: deferred.isEmpty ? -1 : 0)
+      for i in 0..<count {
+        let (token, events) = poll.ready(i)
         // A handler may have removed this descriptor while handling an earlier one.
         handlers[token]?(events)
       }

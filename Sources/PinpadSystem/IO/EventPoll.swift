@@ -57,6 +57,23 @@ public final class EventPoll {
     }
     return (0..<Int(n)).map { (buffer[$0].data.u64, Events(rawValue: buffer[$0].events)) }
   }
+
+  /// epoll_wait into the instance's own buffer; returns how many are ready, read with
+  /// `ready(_:)` until the next wait (no array per wake-up).
+  public func waitInPlace(timeoutMilliseconds: Int32 = -1) throws(Errno) -> Int {
+    let count = buffer.count
+    return Int(
+      try syscall {
+        buffer.withUnsafeMutableBufferPointer { b in
+          epoll_wait(fd.rawValue, b.baseAddress!, Int32(count), timeoutMilliseconds)
+        }
+      })
+  }
+
+  /// The `index`th descriptor reported by the last `waitInPlace`.
+  public func ready(_ index: Int) -> (token: UInt64, events: Events) {
+    (buffer[index].data.u64, Events(rawValue: buffer[index].events))
+  }
 }
 
 /// A timerfd(2) on CLOCK_MONOTONIC, armed at absolute instants.

@@ -186,6 +186,13 @@ extension FileSystem {
     _ = bytes.withUnsafeMutableBytes { pinpad_getrandom($0.baseAddress, UInt($0.count)) }
     return bytes
   }
+
+  /// 8 random bytes from getrandom(2), with no buffer in between.
+  public static func randomUInt64() -> UInt64 {
+    var value: UInt64 = 0
+    _ = withUnsafeMutableBytes(of: &value) { pinpad_getrandom($0.baseAddress, UInt($0.count)) }
+    return value
+  }
 }
 
 /// Which file a path named when it was looked at (st_dev, st_ino).

@@ -13,25 +13,36 @@ public enum Systemd {
   private static let notifySocket = Mutex(NotifySocket())
   private final class NotifySocket: @unchecked Sendable {
     var owner = OwnedDescriptor.none
+    /// $NOTIFY_SOCKET's address and its length, read at the first notification (the
+    /// environment is the process's own, set before it started); length 0: none.
+    var address = sockaddr_un()
+    var length = 0
+    var resolved = false
+
+    func resolve() {
+      resolved = true
+      guard var path = ProcessSetup.environment("NOTIFY_SOCKET"), !path.isEmpty else { return }
+      address.sun_family = sa_family_t(AF_UNIX)
+      let abstract = path.hasPrefix("@")
+      if abstract { path.removeFirst() }
+      let bytes = Array(path.utf8)
+      guard bytes.count + 1 < MemoryLayout.size(ofValue: address.sun_path) else { return }
+      withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        let start = abstract ? 1 : 0
+        for (i, b) in bytes.enumerated() { raw[start + i] = b }
+      }
+      length = MemoryLayout<sa_family_t>.size + bytes.count + (abstract ? 1 : 0)
+    }
   }
 
   /// Sends `state` ("READY=1", "WATCHDOG=1", "STOPPING=1", "STATUS=...") to
-  /// $NOTIFY_SOCKET; does nothing when not run by systemd.
+  /// $NOTIFY_SOCKET; does nothing when not run by systemd. No allocation once the first
+  /// has been sent.
   public static func notify(_ state: String) {
-    guard var path = ProcessSetup.environment("NOTIFY_SOCKET"), !path.isEmpty else { return }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let abstract = path.hasPrefix("@")
-    if abstract { path.removeFirst() }
-    let bytes = Array(path.utf8)
-    guard bytes.count + 1 < MemoryLayout.size(ofValue: address.sun_path) else { return }
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      let start = abstract ? 1 : 0
-      for (i, b) in bytes.enumerated() { raw[start + i] = b }
-    }
-    let length = MemoryLayout<sa_family_t>.size + bytes.count + (abstract ? 1 : 0)
-    let message = Array(state.utf8)
+    var state = state
     notifySocket.withLock { notify in
+      if !notify.resolved { notify.resolve() }
+      guard notify.length > 0 else { return }
       if !notify.owner.isOpen {
         notify.owner.replace(
           with: OwnedDescriptor(
@@ -39,10 +50,11 @@ public enum Systemd {
         guard notify.owner.isOpen else { return }
       }
       let socket = notify.owner.fd.rawValue
-      let sent = withUnsafePointer(to: &address) {
+      let length = socklen_t(notify.length)
+      let sent = withUnsafePointer(to: &notify.address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { a in
-          message.withUnsafeBytes {
-            sendto(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), a, socklen_t(length))
+          state.withUTF8 {
+            sendto(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), a, length)
           }
         }
       }

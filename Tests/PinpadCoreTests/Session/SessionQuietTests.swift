@@ -1,0 +1,64 @@
+import PinpadCore
+import Testing
+
+/// What the session does not build when nobody would look: log lines below the level
+/// logged, screen models without a display. The protocol lines stay the same.
+@Suite struct SessionQuietTests {
+  static func script(logLevel: LogLevel) -> SessionScript {
+    var s = SessionScript()
+    s.session = Session(
+      settings: .init(version: "9.9.9", logLevel: logLevel), config: s.session.config,
+      idRandom: SeededRandom(state: 7))
+    return s
+  }
+
+  @Test("below the log level no log effect comes; at or above it they do")
+  func logLevelGatesLogEffects() {
+    var loud = Self.script(logLevel: .debug)
+    var quiet = Self.script(logLevel: .warning)
+    let script = "1 2 3 4 ENTER"
+    let trace = loud.run(script)
+    #expect(quiet.run(script) == trace, "the protocol lines differ with the log level")
+    #expect(loud.logged("digit key pressed"), "debug key lines are there at debug")
+    #expect(loud.logged("submitted as attempt"))
+    #expect(!quiet.logs.isEmpty, "no client: the warning still comes")
+    #expect(quiet.logs.allSatisfy { $0.0 >= .warning }, "\(quiet.logs)")
+    #expect(quiet.logged("no controller connected"))
+    for level in LogLevel.allCases {
+      var s = Self.script(logLevel: level)
+      s.run("clients=1 1 2 ENTER")
+      #expect(s.logs.allSatisfy { $0.0 >= level }, "\(level): \(s.logs)")
+    }
+  }
+
+  @Test("without a display no screen model is built; the entry lines are unchanged")
+  func noDisplayNoFrames() {
+    var drawn = SessionScript()
+    var blind = SessionScript()
+    blind.session.drawsScreen = false
+    #expect(blind.send(.start) == drawn.send(.start))
+    let script = "clients=1 1 end 2 end 3 end 4 end ENTER end granted end"
+    #expect(blind.run(script) == drawn.run(script))
+    #expect(drawn.frames.count > 3, "the test drew nothing to compare")
+    #expect(blind.frames.isEmpty)
+  }
+
+  @Test("entry lines built once are the lines DaemonMessage writes, per keypad")
+  func entryLinesPerKeypad() {
+    var s = SessionScript()
+    var lines: [String] = []
+    for keypad in ["door", "gate", "door"] {
+      for effect in s.session.handle(
+        .key(keypad: keypad, .mainRow(1), value: 1, stamp: s.now), now: s.now)
+      {
+        if case .broadcast(let line) = effect { lines.append(line) }
+      }
+    }
+    #expect(
+      lines == [
+        DaemonMessage.entry(keypad: "door", event: .started, length: 1),
+        DaemonMessage.entry(keypad: "gate", event: .started, length: 1),
+        DaemonMessage.entry(keypad: "door", event: .changed, length: 2),
+      ])
+  }
+}
