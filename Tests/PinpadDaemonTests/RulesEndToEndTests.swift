@@ -210,9 +210,10 @@ import Testing
     for round in 0..<5 {
       let serve = try Self.serve(server, dir, codes)
       #expect(server.accept())
-      // A burst of 40 codes, mostly right; serve is killed while it answers them.
-      for n in 0..<40 {
-        let code = n % 4 == 3 ? "9999" : "2468"
+      // A burst of 200 codes (1000 in all), one in 20 wrong; serve is killed while it
+      // answers them (each answer waits for its commit, about 5 ms here).
+      for n in 0..<200 {
+        let code = n % 20 == 19 ? "9999" : "2468"
         server.send(
           #"{"type":"code","id":"k\#(round)-\#(n)","keypad":"door","code":"\#(code)"}"#)
         sent += 1
@@ -221,7 +222,7 @@ import Testing
       if let first = server.nextRequest(timeout: 20), let id = first["id"] as? String {
         received[id] = first["result"] as? String
       }
-      usleep(UInt32.random(in: 0...300_000))
+      usleep(UInt32.random(in: 0...800_000))
       serve.kill(SIGKILL)
       while let verdict = server.nextRequest(timeout: 2) {
         if let id = verdict["id"] as? String { received[id] = verdict["result"] as? String }
