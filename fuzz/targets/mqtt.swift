@@ -16,13 +16,15 @@ public func fuzzMQTT(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     require(!error.reason.isEmpty, "empty reason")
   case .success(let line):
     guard
-      case .success(.verdict(let id, let granted, _, let duress)) = ClientRequest.parse(
-        Array(line.utf8))
+      case .success(.verdict(let id, let granted, _, let duress, let reason)) =
+        ClientRequest.parse(Array(line.utf8))
     else { fatalError("the daemon refuses the verdict line \(line)") }
     let payload = try! JSONValue.parse(input)
     require(payload["id"]?.stringValue == id, "id changed")
     require(payload["result"]?.stringValue == (granted ? "granted" : "denied"), "result changed")
     require(duress == (payload["duress"]?.boolValue ?? false), "duress changed")
+    // A denial's reason reaches the daemon as sent; a grant has none.
+    require(reason == (granted ? nil : payload["reason"]?.stringValue), "reason changed")
   }
 
   var bridge = BridgeCore(

@@ -20,17 +20,21 @@ public func fuzzSocketLine(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         !DaemonMessage.error(error.reason).utf8.dropLast().contains(0x0A), "reply spans lines")
     case .success(.status):
       break
-    case .success(.verdict(let id, let granted, let message, let duress)):
+    case .success(.verdict(let id, let granted, let message, let duress, let reason)):
+      require(!granted || reason == nil, "a grant carries no reason")
       var members: [(String, JSONValue)] = [
         ("type", .string("verdict")), ("id", .string(id)),
         ("result", .string(granted ? "granted" : "denied")),
       ]
       if let message { members.append(("message", .string(message))) }
       if duress { members.append(("duress", .bool(true))) }
+      if let reason { members.append(("reason", .string(reason))) }
       let written = JSONValue.object(members).serialized
       let again = ClientRequest.parse(Array(written.utf8))
       require(
-        again == .success(.verdict(id: id, granted: granted, message: message, duress: duress)),
+        again
+          == .success(
+            .verdict(id: id, granted: granted, message: message, duress: duress, reason: reason)),
         "verdict round trip: \(written)")
     case .success(.open(let door)):
       // An accepted door name, written out again, is the same request.
