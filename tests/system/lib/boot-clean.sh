@@ -2,7 +2,10 @@
 # once the modules are loaded. The root is the clean Debian 12 that lib/clean-root.sh
 # prepared on the host (QEMU share "root", writable): mount it and the scratch share,
 # then switch_root into its own systemd. Never returns.
-mount -t 9p -o trans=virtio,version=9p2000.L,rw,cache=none,msize=262144 root /newroot ||
+# cache=mmap, not none: with cache=none 9p maps files read-only, so a shared writable
+# mmap (SQLite's WAL index beside serve's access.db) fails as it never would on a
+# device's ext4; mmap mode caches only what is mapped.
+mount -t 9p -o trans=virtio,version=9p2000.L,rw,cache=mmap,msize=262144 root /newroot ||
   { echo "rig: 9p root mount failed"; poweroff -f; }
 mkdir -p "/newroot$scratch"
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 scratch "/newroot$scratch" ||
