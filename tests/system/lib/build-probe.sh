@@ -23,6 +23,6 @@ swiftc -swift-version 6 -O -module-name evdev_probe -o "$out" \
   -I "$bin/Modules" \
   -Xcc -fmodule-map-file="$root/Sources/CLibevdev/module.modulemap" \
   -Xcc -fmodule-map-file="$root/Sources/CLibudev/module.modulemap" \
-  -Xcc -fmodule-map-file="$bin/CPinpadShim.build/module.modulemap" \
+  -Xcc -fmodule-map-file="$root/Sources/CPinpadShim/include/module.modulemap" \
   -Xcc -I/usr/include/libevdev-1.0 -levdev -ludev >&2
 echo "$out"
