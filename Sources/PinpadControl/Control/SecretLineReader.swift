@@ -37,23 +37,12 @@ final class SecretLineReader {
     case failed(Errno)
   }
 
-  /// The next line without its newline, valid until the next call (then zeroed).
+  /// The next line without its newline, valid until the next call (then zeroed);
+  /// reads (blocking) until one is complete.
   func nextLine() throws(ReadError) -> UnsafeBufferPointer<UInt8> {
-    dropConsumed()
     while true {
-      if let newline = (0..<filled).first(where: { buffer[$0] == 0x0A }) {
-        consumed = newline + 1
-        return UnsafeBufferPointer(start: buffer, count: newline)
-      }
-      guard filled < SecretLineReader.capacity else { throw .lineTooLong }
-      let n: Int
-      do {
-        n = try fd.read(
-          into: UnsafeMutableRawBufferPointer(
-            start: buffer + filled, count: SecretLineReader.capacity - filled))
-      } catch { throw .failed(error) }
-      if n == 0 { throw .closed }
-      filled += n
+      if let line = completeLine() { return line }
+      try fill()
     }
   }
 
