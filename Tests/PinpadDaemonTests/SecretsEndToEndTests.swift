@@ -99,10 +99,13 @@ import Testing
       recording: E2E.recording("9898<98\n", gap: 0.05), fast: fast, display: "console",
       stdout: terminal.follower)
     terminal.closeFollower()
-    _ = E2E.waitUntil(timeout: 5) { daemon.log.contains("code wiped") }
-    E2E.sleep(0.2)
+    // Read while it runs, until the unavailable screen (drawn after the undelivered code
+    // is wiped) is there; then the rest, up to the cursor given back at exit.
+    var raw = terminal.readAll(timeout: 20) {
+      PseudoTerminal.strippingEscapes($0).contains("Please try again later")
+    }
     #expect(daemon.stop() == 0)
-    let raw = terminal.readAll(timeout: 3)
+    raw += terminal.readAll(timeout: 3)
     let text = PseudoTerminal.strippingEscapes(raw)
     #expect(text.contains("Enter PIN"), "\(text)")
     if !fast { #expect(text.contains("[*] [*] [*] [*]"), "no masked boxes in:\n\(text)") }
