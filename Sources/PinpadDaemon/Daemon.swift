@@ -42,8 +42,14 @@ public final class Daemon {
   var exitCode: Int32 = 0
   /// Where `code` lines are built (see `sendCode`).
   private var codeLine: [UInt8] = []
-  /// `send`'s effect buffers, emptied, for reuse.
-  private var spareEffects: [[Effect]] = []
+  /// `send`'s effect buffer, emptied after each event and kept, so an event allocates
+  /// no array.
+  private var effects: [Effect] = []
+  /// Events that carrying out an effect caused (`codeSent`, `lockoutsSaved`, or any
+  /// other `send` while one is under way): queued and fed after the effect loop that
+  /// caused them, in order, so the session is never re-entered mid-list.
+  private var caused: [SessionEvent] = []
+  private var sending = false
   /// The `[Door]`s (SPEC §10) and their GPIO lines (nil without doors).
   var doors: Doors
   var doorLines: DoorLines?
@@ -101,15 +107,31 @@ public final class Daemon {
     return exitCode
   }
 
-  /// Hands `event` to the session now and carries out what it asks for.
+  /// Hands `event` to the session and carries out what it asks for; then the events
+  /// those effects caused, one after the other, until none is left. Called while an
+  /// effect is being carried out, it only queues `event`.
   func send(_ event: SessionEvent) {
-    // Effects go into a buffer kept from event to event (one per level of nesting: an
-    // effect may send an event), so an event allocates no array.
-    var effects = spareEffects.popLast() ?? []
-    session.handle(event, now: Clock.monotonic(), into: &effects)
-    for effect in effects { perform(effect) }
-    effects.removeAll(keepingCapacity: true)
-    spareEffects.append(effects)
+    if sending {
+      caused.append(event)
+      return
+    }
+    sending = true
+    defer { sending = false }
+    var next = 0
+    var event = event
+    while true {
+      session.handle(event, now: Clock.monotonic(), into: &effects)
+      var index = 0
+      while index < effects.count {
+        perform(effects[index])
+        index += 1
+      }
+      effects.removeAll(keepingCapacity: true)
+      guard next < caused.count else { break }
+      event = caused[next]
+      next += 1
+    }
+    caused.removeAll(keepingCapacity: true)
   }
 
   private func perform(_ effect: Effect) {

@@ -20,7 +20,8 @@ import PinpadCore
 ///
 /// Every effect is answered as the shell answers it: `sendCode` with `codeSent` (taken
 /// by every connected client), `persistLockouts` with `lockoutsSaved` (failing with
-/// `saveFailure` while it is set). Logs and frames are kept apart from the trace.
+/// `saveFailure` while it is set), fed after the rest of the effects, as the shell
+/// queues them. Logs and frames are kept apart from the trace.
 struct SessionScript {
   static let start = Instant(nanoseconds: 1_000 * 1_000_000_000)
 
@@ -38,6 +39,8 @@ struct SessionScript {
   private(set) var frames: [ScreenModel] = []
   private(set) var persisted: [[String: LockoutState]] = []
   private(set) var replies: [String] = []
+  /// The events that answering effects caused, fed after the current effect list.
+  private var caused: [SessionEvent] = []
   private(set) var trace: [String] = []
   /// Attempt ids are 32 random hex digits; the trace, logs and replies show them as
   /// `ab-1`, `ab-2` ... in the order they first appear, and steps take those names.
@@ -107,7 +110,12 @@ struct SessionScript {
   @discardableResult
   mutating func send(_ event: SessionEvent) -> String {
     let before = trace.count
-    for effect in session.handle(event, now: now) { answer(effect) }
+    var queue = [event]
+    while !queue.isEmpty {
+      for effect in session.handle(queue.removeFirst(), now: now) { answer(effect) }
+      queue += caused
+      caused = []
+    }
     return trace[before...].joined(separator: " ")
   }
 
@@ -196,11 +204,7 @@ struct SessionScript {
     case .sendCode(let id, let keypad, let digits, let card):
       if clients > 0 { sent.append((id, string(digits), digits, card.map(string), card)) }
       trace.append(aliased("code(\(id),\(keypad))"))
-      for effect in session.handle(
-        .codeSent(id: id, clients: clients, connected: clients), now: now)
-      {
-        answer(effect)
-      }
+      caused.append(.codeSent(id: id, clients: clients, connected: clients))
     case .dropUnreadCode(let id): trace.append(aliased("drop(\(id))"))
     case .attemptGranted(let id, let keypad):
       grants.append((id, keypad))
@@ -214,9 +218,7 @@ struct SessionScript {
         return "\(name)=\(state.failures)/\(state.level)\(locked ? "/locked" : "")"
       }
       trace.append("persist(\(lines.joined(separator: ",")))")
-      for effect in session.handle(.lockoutsSaved(failure: saveFailure), now: now) {
-        answer(effect)
-      }
+      caused.append(.lockoutsSaved(failure: saveFailure))
     case .notify(let line): trace.append(aliased("notify(\(line))"))
     case .log(let level, let line): logs.append((level, aliased(line)))
     case .reconfigure: trace.append("reconfigure")
