@@ -52,6 +52,16 @@ RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath -Xlinker
 # ("All discovered blocks must be live", PrunedLiveness.cpp) on a noncopyable descriptor
 # bound inside do/catch, which this code does often; release builds with it turn that
 # one pass off (swift.org 6.1+ are not affected).
+# RELEASE_SCRATCH=DIR builds the release into DIR instead of .build (tools/test-all.sh
+# does, so that it compiles beside the debug build: SwiftPM lets one build at a time
+# use a folder).
+RELEASE_SCRATCH ?=
+ifneq ($(RELEASE_SCRATCH),)
+RELEASE_FLAGS += --scratch-path $(RELEASE_SCRATCH)
+ifeq ($(INSTALL_CONFIGURATION),release)
+INSTALL_BIN := $(RELEASE_SCRATCH)/release
+endif
+endif
 SWIFT_6_0 := $(shell $(SWIFT) --version 2>/dev/null | grep -q 'Swift version 6\.0\.' && echo 1)
 RELEASE_FLAGS += $(if $(SWIFT_6_0),-Xswiftc -Xfrontend -Xswiftc -enable-copy-propagation=false)
 
@@ -159,15 +169,13 @@ check: deps
 	$(SWIFT) build --build-tests
 	tests/double-close/run.sh $(SWIFT) test --skip-build
 
-test: test-deps
-	$(MAKE) check
-	bench/run.sh --smoke $(BIN)
-	tests/systemd-units.sh
-	FUZZ_SECONDS=$(FUZZ_CI_SECONDS) FUZZ_RUNS=$(FUZZ_CI_RUNS) fuzz/run.sh
-	$(MAKE) test-asan
-	$(MAKE) deb
-	tests/package.sh pinpadd_*_$(HOST_ARCH).deb pinpadctl_*_$(HOST_ARCH).deb
-	tests/system/run.sh all
+# Every piece of `make test`, side by side where both cores stay busy (tools/test-all.sh
+# says which): the debug build and its Swift tests, the bench smoke, the unit checks,
+# the fuzzing pass, the ASan build and tests, the packages and tests/package.sh, and
+# every QEMU case of tests/system/run.sh all.
+test: test-deps deb-deps
+	SWIFT="$(SWIFT)" MAKE="$(MAKE)" FUZZ_SECONDS=$(FUZZ_CI_SECONDS) FUZZ_RUNS=$(FUZZ_CI_RUNS) \
+	  tools/test-all.sh
 
 # Debian 13 and arm64 (issue 20): every Swift test with Debian 13's swiftlang 6.0.3,
 # the arm64 package cross-built and checked, and the amd64 and arm64 packages on clean

@@ -9,6 +9,7 @@
 #                               with the same seeds and the same code, the same inputs,
 #                               so a CI run does not fail at random on a new find
 #   FUZZ_BUILD_ONLY=1           build, do not run
+#   FUZZ_JOBS=N                 targets built and run at once (default: nproc)
 #
 # Everything it writes is under .build/fuzz: the binaries, newly found inputs
 # (corpus/TARGET, read together with the seeds in fuzz/corpus/TARGET, which are never
@@ -50,17 +51,32 @@ build_lib PinpadCore
 build_lib PinpadControlCore -I "$OUT/lib"
 LIBS=("$OUT/lib/libPinpadCore.a" "$OUT/lib/libPinpadControlCore.a")
 
-for target in "${TARGETS[@]}"; do
-  source=fuzz/targets/$target.swift
-  [ -f "$source" ] || { echo "fuzz: no target $target ($source)" >&2; exit 2; }
-  binary=$OUT/bin/$target
+# At most FUZZ_JOBS (default: the number of cores) target builds, then runs, at once;
+# a run's inputs depend only on its seed and corpus, never on what runs beside it.
+JOBS=${FUZZ_JOBS:-$(nproc)}
+# Waits until fewer than JOBS background jobs run.
+throttle() { while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n || true; done; }
+
+build_target() { # TARGET
+  local target=$1 source=fuzz/targets/$1.swift binary=$OUT/bin/$1
   # shellcheck disable=SC2086
   if [ ! -x "$binary" ] || [ -n "$(find "$source" fuzz/targets/Support.swift "${LIBS[@]}" -newer "$binary")" ]; then
     echo "fuzz: building $target"
-    # shellcheck disable=SC2086
     swiftc "${FLAGS[@]}" -parse-as-library -I "$OUT/lib" -L "$OUT/lib" -lPinpadControlCore -lPinpadCore \
       "$source" fuzz/targets/Support.swift -o "$binary"
   fi
+}
+for target in "${TARGETS[@]}"; do
+  [ -f "fuzz/targets/$target.swift" ] || { echo "fuzz: no target $target (fuzz/targets/$target.swift)" >&2; exit 2; }
+done
+for target in "${TARGETS[@]}"; do
+  throttle
+  rm -f "$OUT/bin/$target.failed"
+  { build_target "$target" || touch "$OUT/bin/$target.failed"; } &
+done
+wait
+for target in "${TARGETS[@]}"; do
+  [ ! -f "$OUT/bin/$target.failed" ] || { echo "fuzz: $target failed to build" >&2; exit 1; }
 done
 [ -z "${FUZZ_BUILD_ONLY:-}" ] || exit 0
 
@@ -73,19 +89,18 @@ max_len() {
   esac
 }
 
-failed=0
-for target in "${TARGETS[@]}"; do
-  corpus=$OUT/corpus/$target
-  crashes=$OUT/crashes/$target
+# One target's run; its summary line (and, for a crash, where the input is) goes to
+# $OUT/logs/TARGET.summary, status 1 when it crashed.
+run_target() { # TARGET
+  local target=$1 corpus=$OUT/corpus/$1 crashes=$OUT/crashes/$1 summary=$OUT/logs/$1.summary
   mkdir -p "$corpus" "$crashes" "fuzz/corpus/$target"
-  dict=()
+  local dict=()
   [ -f "fuzz/dict/$target.dict" ] && dict=(-dict="fuzz/dict/$target.dict")
+  local before start status=0 runs=() elapsed execs found
   before=$(find "$crashes" -type f | wc -l)
   start=$(date +%s)
   # Leak checks are off: the Swift runtime keeps metadata caches for the process's
   # life, which LeakSanitizer reports. -timeout: an input that takes 10 s is a hang.
-  status=0
-  runs=()
   [ -z "${FUZZ_RUNS:-}" ] || runs=(-runs="$FUZZ_RUNS" -seed=1)
   "$OUT/bin/$target" -max_total_time="$SECONDS_EACH" "${runs[@]}" -timeout=10 -rss_limit_mb=2048 \
     -max_len="$(max_len "$target")" -detect_leaks=0 -print_final_stats=1 \
@@ -95,13 +110,26 @@ for target in "${TARGETS[@]}"; do
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$OUT/logs/$target.log" | tail -1)
   found=$(($(find "$crashes" -type f | wc -l) - before))
   if [ "$status" -ne 0 ] && [ "$found" -eq 0 ]; then found=1; fi
-  echo "fuzz $target: ${execs:-0} execs, $elapsed s, $found crashes"
-  if [ "$found" -ne 0 ]; then
-    failed=1
+  echo "fuzz $target: ${execs:-0} execs, $elapsed s, $found crashes" >"$summary"
+  [ "$found" -eq 0 ] && return 0
+  {
     grep -m1 -E 'Fatal error|ERROR: AddressSanitizer|ERROR: libFuzzer|inconsistent' \
-      "$OUT/logs/$target.log" >&2 || true
+      "$OUT/logs/$target.log" || true
     echo "  input saved in $crashes/, log $OUT/logs/$target.log;" \
-      "reproduce with $OUT/bin/$target FILE" >&2
-  fi
+      "reproduce with $OUT/bin/$target FILE"
+  } >>"$summary"
+  return 1
+}
+
+for target in "${TARGETS[@]}"; do
+  throttle
+  rm -f "$OUT/logs/$target.summary" "$OUT/logs/$target.crashed"
+  { run_target "$target" || touch "$OUT/logs/$target.crashed"; } &
+done
+wait
+failed=0
+for target in "${TARGETS[@]}"; do
+  cat "$OUT/logs/$target.summary" 2>/dev/null || echo "fuzz $target: no summary (the run script failed)"
+  [ -f "$OUT/logs/$target.summary" ] && [ ! -f "$OUT/logs/$target.crashed" ] || failed=1
 done
 exit $failed

@@ -12,42 +12,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
-logs=$src/.build/releases
-mkdir -p "$logs"
-stamp() { echo "test-releases: $(date -u +%T) $*"; }
-pids=()
-trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
-# Runs "$@" in the background with its output in $logs/NAME.log; its exit status in
-# $logs/NAME.rc.
-behind() {
-  local name=$1
-  shift
-  rm -f "$logs/$name.rc"
-  { local t0=$SECONDS rc=0; "$@" >"$logs/$name.log" 2>&1 || rc=$?
-    echo "$rc $((SECONDS - t0))" >"$logs/$name.rc"; } &
-  pids+=($!)
-}
-# Waits for a piece started by behind(); shows its log's end, all of it when it failed.
-await() {
-  local name=$1
-  while [[ ! -f $logs/$name.rc ]]; do sleep 1; done
-  local rc took
-  read -r rc took <"$logs/$name.rc"
-  if [[ $rc != 0 ]]; then
-    cat "$logs/$name.log"
-    stamp "$name FAILED (exit $rc, ${took} s)"
-    exit 1
-  fi
-  tail -4 "$logs/$name.log"
-  stamp "$name done in ${took} s"
-}
-timed() {
-  local name=$1 t0=$SECONDS
-  shift
-  stamp "$name"
-  "$@"
-  stamp "$name done in $((SECONDS - t0)) s"
-}
+LANES_LOGS=$src/.build/releases
+LANES_NAME=test-releases
+# shellcheck source=tools/lanes.sh
+. tools/lanes.sh
 
 ls pinpadd_*_amd64.deb >/dev/null 2>&1 || timed "make deb (amd64)" make deb
 # The three mmdebstrap runs at once (each cached under .build once made).
@@ -55,11 +23,11 @@ behind debian13-root tools/debian13-root.sh
 behind tarball-amd64 tests/system/lib/clean-tarball.sh trixie amd64 "$src"
 behind tarball-arm64 tests/system/lib/clean-tarball.sh trixie arm64 "$src"
 # The amd64 package on Debian 13 while the build root is being made.
-await tarball-amd64
+await tarball-amd64 4 || exit 1
 timed clean-system-debian13 tests/system/run.sh clean-system-debian13
-await debian13-root
+await debian13-root 4 || exit 1
 timed test-debian13 make test-debian13
 timed "make deb ARCH=arm64" make deb ARCH=arm64
 timed "tests/package.sh (arm64)" tools/debian13.sh env DEB_HOST_ARCH=arm64 tests/package.sh pinpadd_*_arm64.deb pinpadctl_*_arm64.deb
-await tarball-arm64
+await tarball-arm64 4 || exit 1
 timed clean-system-arm64 tests/system/run.sh clean-system-arm64

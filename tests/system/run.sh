@@ -7,11 +7,13 @@
 #                                    chrooted into the host's root, cwd = this worktree)
 #                                    while tests/system/cases/NAME.host.py, if present,
 #                                    drives QEMU over QMP from the host
-#   tests/system/run.sh all          every case
+#   tests/system/run.sh all          every case (all-tree: those that run the worktree's
+#                                    build; all-clean: those that boot a clean root)
 #   tests/system/run.sh --list       the case names
 #
 # Environment: RIG_TIMEOUT (seconds per case, default 300), RIG_KEEP=1 keeps the run
-# folder (console.log, scratch/), RIG_NO_INSTALL=1 skips installing missing packages.
+# folder (console.log, scratch/), RIG_NO_INSTALL=1 skips installing missing packages,
+# RIG_PROBE=FILE uses that evdev-probe (lib/build-probe.sh) instead of building it.
 # A case may add QEMU arguments with lines `# rig-qemu: -device usb-tablet`, and boot the
 # host's systemd as PID 1 instead of running in a chroot with `# rig-boot: systemd`
 # (lib/boot-systemd.sh: the case runs once with argument `setup` before the boot), or
@@ -36,18 +38,22 @@ for arg in "$@"; do
   case $arg in
     --list) for f in "$here"/cases/*.sh; do basename "$f" .sh; done; exit 0 ;;
     # A case with `# rig-not-in-all: REASON` runs only when named.
-    all) for f in "$here"/cases/*.sh; do
+    # all-tree: those of all that run the worktree's build; all-clean: those that
+    # install the packages on a clean root (`# rig-boot: clean`). `make test` runs the two
+    # side by side (tools/test-all.sh).
+    all | all-tree | all-clean) for f in "$here"/cases/*.sh; do
       if grep -q '^# rig-not-in-all:' "$f"; then
         echo "rig: not in all: $(basename "$f" .sh) ($(sed -n 's/^# rig-not-in-all: *//p' "$f"))"
-      else
+      elif [[ $arg == all ]] || { grep -q '^# rig-boot: *clean' "$f" && [[ $arg == all-clean ]]; } ||
+        { ! grep -q '^# rig-boot: *clean' "$f" && [[ $arg == all-tree ]]; }; then
         cases+=("$(basename "$f" .sh)")
       fi
     done ;;
-    -*) echo "usage: $0 NAME... | all | --list" >&2; exit 64 ;;
+    -*) echo "usage: $0 NAME... | all | all-tree | all-clean | --list" >&2; exit 64 ;;
     *) cases+=("$arg") ;;
   esac
 done
-[[ ${#cases[@]} -gt 0 ]] || { echo "usage: $0 NAME... | all | --list" >&2; exit 64; }
+[[ ${#cases[@]} -gt 0 ]] || { echo "usage: $0 NAME... | all | all-tree | all-clean | --list" >&2; exit 64; }
 for name in "${cases[@]}"; do
   [[ -f $here/cases/$name.sh ]] || { echo "no case $here/cases/$name.sh" >&2; exit 64; }
 done
@@ -84,12 +90,20 @@ done
 cache=$root/.build/system-tests
 mkdir -p "$cache"
 initramfs=$cache/initramfs-$kver.cpio.gz
+# Two runs side by side (tools/test-all.sh) build it once: the second waits on the lock.
+exec 8>"$initramfs.lock"
+flock 8
 if [[ ! -f $initramfs || $here/lib/build-initramfs.sh -nt $initramfs || $here/lib/init.sh -nt $initramfs ]]; then
   stamp "building initramfs for $kver"
   "$here/lib/build-initramfs.sh" "$kver" "$initramfs"
 fi
-stamp "building evdev-probe"
-probe=$("$here/lib/build-probe.sh" "$cache/evdev-probe")
+exec 8>&-
+if [[ -n ${RIG_PROBE:-} && -x ${RIG_PROBE:-} ]]; then
+  probe=$RIG_PROBE  # built beforehand (tools/test-all.sh), so no swift build waits here
+else
+  stamp "building evdev-probe"
+  probe=$("$here/lib/build-probe.sh" "$cache/evdev-probe")
+fi
 
 # The kernel, initramfs and QEMU for an arm64 case (`# rig-arch: arm64`): trixie's
 # arm64 kernel package and busybox-static, downloaded into the Debian 13 build root by

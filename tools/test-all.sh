@@ -1,0 +1,75 @@
+#!/bin/bash
+# `make test`'s body: every test of the worktree, the pieces side by side where that
+# keeps both cores busy. The chain that takes longest is the release build, the
+# packages, then the clean-system cases, so it starts first:
+#   beside: the clean roots' tarballs (mmdebstrap: the mirror and the disk)
+#   beside: release build (its own folder, .build/pkg), make deb, tests/package.sh,
+#           then clean-system and clean-system-debian13 (one QEMU each)
+#   here:   the debug build and the evdev probe, then
+#   beside: the fuzzing pass, then the QEMU cases that run the worktree's build
+#   here:   the Swift tests (every close watched), the bench smoke, the unit checks,
+#           then the Swift tests under AddressSanitizer
+# Each piece's output is shown whole when it ends (and kept in .build/test-all); every
+# piece runs to its end even when another failed, and the run fails if any did.
+# Usage: tools/test-all.sh    (from the Makefile: SWIFT, MAKE, FUZZ_* as it sets them)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+src=$PWD
+SWIFT=${SWIFT:-swift}
+MAKE=${MAKE:-make}
+arch=$(dpkg --print-architecture)
+LANES_LOGS=$src/.build/test-all
+LANES_NAME=test
+# shellcheck source=tools/lanes.sh
+. tools/lanes.sh
+failed=()
+t0=$SECONDS
+
+packages() {
+  timed "make deb (release build in .build/pkg)" $MAKE deb RELEASE_SCRATCH=.build/pkg &&
+    timed tests/package.sh tests/package.sh pinpadd_*_"$arch".deb pinpadctl_*_"$arch".deb
+}
+clean_systems() {
+  await tarball-bookworm 3 && await tarball-trixie 3 || return 1
+  behind clean-system tests/system/run.sh clean-system
+  behind clean-system-debian13 tests/system/run.sh clean-system-debian13
+  local rc=0
+  await clean-system || rc=1
+  await clean-system-debian13 || rc=1
+  return $rc
+}
+fuzz_and_tree() {
+  timed "fuzzing pass" fuzz/run.sh &&
+    timed "QEMU cases on the worktree" tests/system/run.sh all-tree
+}
+
+behind tarball-bookworm tests/system/lib/clean-tarball.sh bookworm "$arch" "$src"
+behind tarball-trixie tests/system/lib/clean-tarball.sh trixie "$arch" "$src"
+behind packages packages
+export RIG_PROBE=$src/.build/system-tests/evdev-probe
+if timed "debug build" $SWIFT build --build-tests &&
+  timed "evdev probe" tests/system/lib/build-probe.sh "$RIG_PROBE" >/dev/null; then
+  behind fuzz-and-tree fuzz_and_tree
+  timed "Swift tests" tests/double-close/run.sh $SWIFT test --skip-build || failed+=("Swift tests")
+  timed "bench smoke" bench/run.sh --smoke .build/debug || failed+=("bench smoke")
+  timed "unit files" tests/systemd-units.sh || failed+=("unit files")
+  clean=no
+  if await packages; then
+    behind clean-systems clean_systems
+    clean=yes
+  else
+    failed+=(packages)
+  fi
+  timed "Swift tests under AddressSanitizer" $MAKE test-asan || failed+=(asan)
+  await fuzz-and-tree || failed+=("fuzzing and QEMU")
+  if [[ $clean == yes ]]; then await clean-systems || failed+=("clean systems"); fi
+else
+  failed+=("debug build")
+  await packages || failed+=(packages)
+fi
+stamp "all pieces ended after $((SECONDS - t0)) s"
+if [[ ${#failed[@]} -gt 0 ]]; then
+  stamp "FAILED: ${failed[*]}"
+  exit 1
+fi
+stamp "every piece passed"
