@@ -35,9 +35,11 @@ public struct Session {
 
   public let settings: Settings
   public private(set) var config: Configuration
-  public private(set) var machines: [String: EntryMachine] = [:]
-  /// Each keypad's card reader: the number being read, the card held for its PIN.
-  public private(set) var cards: [String: CardSlot] = [:]
+  /// Every keypad that has had an event, in name order (the order ticks, reloads and
+  /// `status` take them in): its entry machine, card slot and section.
+  public private(set) var keypads: [Keypad] = []
+  /// Where each of `keypads` is, by name.
+  private var keypadIndex: [String: Int] = [:]
   public private(set) var attempts: AttemptBook
   public private(set) var presenter = ScreenPresenter()
   /// The keypad whose entry the screen shows: the last one used.
@@ -85,7 +87,27 @@ public struct Session {
   /// first `[Keypad]` section when there are any.
   public var defaultKeypad: String { config.keypads.first?.name ?? "default" }
 
-  public var activeMachine: EntryMachine? { activeKeypad.flatMap { machines[$0] } }
+  public var activeMachine: EntryMachine? { activeKeypad.flatMap { machine($0) } }
+
+  /// The keypad named `name`, nil before its first event.
+  public func keypad(_ name: String) -> Keypad? { keypadIndex[name].map { keypads[$0] } }
+  public func machine(_ name: String) -> EntryMachine? { keypad(name)?.machine }
+  public func card(_ name: String) -> CardSlot? { keypad(name)?.card }
+
+  /// Where keypad `name` is in `keypads`, made (with a fresh entry machine, and the
+  /// state saved for it) on its first event.
+  private mutating func index(_ name: String) -> Int {
+    if let index = keypadIndex[name] { return index }
+    let keypad = Keypad(
+      name: name,
+      machine: EntryMachine(
+        rules: config.entry, lockout: config.lockout, state: saved.state(for: name)),
+      config: config.keypads.first { $0.name == name })
+    let at = keypads.firstIndex { $0.name > name } ?? keypads.endIndex
+    keypads.insert(keypad, at: at)
+    for i in at..<keypads.endIndex { keypadIndex[keypads[i].name] = i }
+    return at
+  }
 
   /// When the shell must send `.tick` (monotonic clock), nil when nothing waits on time.
   public var nextWakeup: Instant? {
@@ -94,8 +116,10 @@ public struct Session {
     func consider(_ d: Instant?, _ earliest: inout Instant?) {
       if let d, earliest.map({ d < $0 }) ?? true { earliest = d }
     }
-    for machine in machines.values { consider(machine.nextDeadline, &entry) }
-    for card in cards.values { consider(card.nextDeadline, &entry) }
+    for keypad in keypads {
+      consider(keypad.machine.nextDeadline, &entry)
+      consider(keypad.card?.nextDeadline, &entry)
+    }
     consider(presenter.nextDeadline(machine: activeMachine, now: entryNow), &entry)
     var wakeup = entry.map { $0 - lead }
     consider(attempts.nextDeadline, &wakeup)
@@ -121,7 +145,7 @@ public struct Session {
     case .cardKey(let keypad, let code, let value, let stamp):
       cardKey(keypad, code, value: value, stamp: stamp, now: now, &out)
     case .cardDropped(let keypad):
-      cards[keypad]?.dropRead()
+      if let k = keypadIndex[keypad] { keypads[k].card?.dropRead() }
       log(.warning, "keypad \(keypad): card reader lost events, card read dropped", &out)
     case .dropped(let keypad, let stamp):
       let at = advance(to: stamp, now: now)
@@ -173,9 +197,9 @@ public struct Session {
 
   /// Wipes every entry and every held code (shutdown).
   public mutating func end() {
-    for name in Array(machines.keys) { machines[name] = nil }
-    for name in Array(cards.keys) { cards[name]?.wipe() }
-    cards = [:]
+    for k in keypads.indices { keypads[k].card?.wipe() }
+    keypads = []
+    keypadIndex = [:]
     attempts.wipeAll()
   }
 
@@ -219,6 +243,7 @@ public struct Session {
     _ out: inout [Effect]
   ) {
     let at = advance(to: stamp, now: now)
+    let k = index(keypad)
     if value == 1 {
       // Plymouth's habit: key events only at debug level, and never which digit.
       log(.debug, "keypad \(keypad): \(code.digit == nil ? code.name : "digit key") pressed", &out)
@@ -226,30 +251,32 @@ public struct Session {
         activeKeypad = keypad
         presenter.keyPressed()
       }
-      if code.digit != nil, needsCard(keypad, at: at, now: now, &out) {
+      if code.digit != nil, needsCard(k, at: at, now: now, &out) {
         presenter.showFeedback(.presentCard, now: at)
         return
       }
     }
-    feed(.key(code, value: value), keypad: keypad, at: at, now: now, &out)
+    feed(.key(code, value: value), keypad: k, at: at, now: now, &out)
   }
 
   // MARK: Cards (SPEC §9.1)
 
   /// The card mode of a keypad (`off` for one without a section).
   public func cardMode(_ keypad: String) -> CardMode {
-    config.keypads.first { $0.name == keypad }?.cardMode ?? .off
+    self.keypad(keypad)?.cardMode ?? config.keypads.first { $0.name == keypad }?.cardMode ?? .off
   }
 
   /// A keypad digit that needs a card first: in `card` mode, or `card+pin` with no card
   /// held, on an idle entry (a locked or busy keypad says so itself).
-  private mutating func needsCard(
-    _ keypad: String, at: Instant, now: Instant, _ out: inout [Effect]
-  ) -> Bool {
-    let mode = cardMode(keypad)
-    guard mode == .card || (mode == .cardPin && cards[keypad]?.held == nil) else { return false }
-    feed(.tick, keypad: keypad, at: at, now: now, &out)
-    return machines[keypad]?.phase == .idle
+  private mutating func needsCard(_ k: Int, at: Instant, now: Instant, _ out: inout [Effect])
+    -> Bool
+  {
+    let mode = keypads[k].cardMode
+    guard mode == .card || (mode == .cardPin && keypads[k].card?.held == nil) else {
+      return false
+    }
+    feed(.tick, keypad: k, at: at, now: now, &out)
+    return keypads[k].machine.phase == .idle
   }
 
   private mutating func cardKey(
@@ -259,8 +286,9 @@ public struct Session {
     let at = advance(to: stamp, now: now)
     let mode = cardMode(keypad)
     guard mode != .off else { return }
-    if cards[keypad] == nil { cards[keypad] = CardSlot() }
-    switch cards[keypad]!.key(code, value: value, now: at) {
+    let k = index(keypad)
+    if keypads[k].card == nil { keypads[k].card = CardSlot() }
+    switch keypads[k].card!.key(code, value: value, now: at) {
     case .none:
       return
     case .rejected:
@@ -271,31 +299,31 @@ public struct Session {
     case .card:
       break
     }
-    let card = cards[keypad]!.take()
+    let card = keypads[k].card!.take()
     activate(keypad)
-    feed(.tick, keypad: keypad, at: at, now: now, &out)
-    switch machines[keypad]!.phase {
+    feed(.tick, keypad: k, at: at, now: now, &out)
+    switch keypads[k].machine.phase {
     case .locked, .checking:
       // Refused like a digit: the machine gives its feedback (locked, busy), no submit.
       card.wipe()
       log(.info, "keypad \(keypad): card refused, the keypad is locked or busy", &out)
-      feed(.cardSubmitted, keypad: keypad, at: at, now: now, &out)
+      feed(.cardSubmitted, keypad: k, at: at, now: now, &out)
       return
     case .idle, .entering:
       break
     }
-    let replaced = cards[keypad]!.held != nil
-    cards[keypad]!.hold(card, until: at + pinAfterCard(keypad))
+    let replaced = keypads[k].card!.held != nil
+    keypads[k].card!.hold(card, until: at + keypads[k].pinAfterCard)
     let cardRead = DaemonMessage.entry(keypad: keypad, event: .cardRead, length: 0)
     if mode == .cardPin {
       log(
         .info, "keypad \(keypad): card \(replaced ? "replaced" : "read"), waiting for the PIN", &out
       )
-      feed(.clear, keypad: keypad, at: at, now: now, &out)
+      feed(.clear, keypad: k, at: at, now: now, &out)
       out.append(.broadcast(cardRead))
     } else {
       out.append(.broadcast(cardRead))
-      feed(.cardSubmitted, keypad: keypad, at: at, now: now, &out)
+      feed(.cardSubmitted, keypad: k, at: at, now: now, &out)
     }
   }
 
@@ -303,16 +331,12 @@ public struct Session {
   /// a PIN are wiped (with any PIN typed for that card), so a card never outlives its
   /// reader; a reader plugged back in starts afresh.
   private mutating func cardReaderRemoved(_ keypad: String, now: Instant, _ out: inout [Effect]) {
-    guard cards[keypad] != nil else { return }
-    let held = cards[keypad]!.held != nil
-    cards[keypad]!.wipe()
+    guard let k = keypadIndex[keypad], keypads[k].card != nil else { return }
+    let held = keypads[k].card!.held != nil
+    keypads[k].card!.wipe()
     guard held else { return }
     log(.info, "keypad \(keypad): card reader removed, the held card is wiped", &out)
-    feed(.clear, keypad: keypad, at: entryTime(now), now: now, &out)
-  }
-
-  private func pinAfterCard(_ keypad: String) -> Duration {
-    config.keypads.first { $0.name == keypad }?.pinAfterCard ?? KeypadConfig(name: "").pinAfterCard
+    feed(.clear, keypad: k, at: entryTime(now), now: now, &out)
   }
 
   /// The screen turns to `keypad`: a shown verdict gives way.
@@ -341,32 +365,32 @@ public struct Session {
     key(target, code, value: 0, stamp: at, now: now, &out)
   }
 
+  /// `input` into the entry machine of keypad `name`, made on its first event.
   private mutating func feed(
-    _ input: EntryInput, keypad: String, at: Instant, now: Instant, _ out: inout [Effect]
+    _ input: EntryInput, keypad name: String, at: Instant, now: Instant, _ out: inout [Effect]
   ) {
-    ensureMachine(keypad)
+    feed(input, keypad: index(name), at: at, now: now, &out)
+  }
+
+  /// `input` into the entry machine of `keypads[k]`.
+  private mutating func feed(
+    _ input: EntryInput, keypad k: Int, at: Instant, now: Instant, _ out: inout [Effect]
+  ) {
     // The spare buffer, given back emptied: a key allocates no array (a nested feed,
     // rare, finds none and makes its own).
     var actions = spareActions
     spareActions = []
-    machines[keypad]!.handle(input, now: at, into: &actions)
-    perform(actions, keypad: keypad, at: at, now: now, &out)
+    keypads[k].machine.handle(input, now: at, into: &actions)
+    perform(actions, keypad: k, at: at, now: now, &out)
     actions.removeAll(keepingCapacity: true)
     spareActions = actions
   }
 
-  private mutating func ensureMachine(_ keypad: String) {
-    // By index: `machines[keypad] == nil` would copy the machine out for every key.
-    if machines.index(forKey: keypad) == nil {
-      machines[keypad] = EntryMachine(
-        rules: config.entry, lockout: config.lockout, state: saved.state(for: keypad))
-    }
-  }
-
   /// What an entry machine asked for.
   private mutating func perform(
-    _ actions: [EntryAction], keypad: String, at: Instant, now: Instant, _ out: inout [Effect]
+    _ actions: [EntryAction], keypad k: Int, at: Instant, now: Instant, _ out: inout [Effect]
   ) {
+    let keypad = keypads[k].name
     for action in actions {
       switch action {
       case .entry(let event, let length):
@@ -377,13 +401,11 @@ public struct Session {
         if event == .timeout { log(.info, "keypad \(keypad): entry timed out", &out) }
       case .submit(let digits):
         // The card read for this PIN (card+pin) or alone (an empty code).
-        // Looked up before it is changed: a mutating access would give an empty
-        // dictionary storage of its own (an allocation per code without card readers).
-        let card = cards.index(forKey: keypad) == nil ? nil : cards[keypad]!.takeHeld()
+        let card = keypads[k].card == nil ? nil : keypads[k].card!.takeHeld()
         guard !digits.isEmpty || card != nil else {
           // Nothing to check (cannot happen: a card is held before it is submitted);
           // the keypad must not wait for a verdict that cannot come.
-          feed(.verdict(.undelivered), keypad: keypad, at: at, now: now, &out)
+          feed(.verdict(.undelivered), keypad: k, at: at, now: now, &out)
           continue
         }
         let id = attempts.add(
@@ -461,11 +483,11 @@ public struct Session {
       activeKeypad = keypad
       if granted {
         presenter.showResult(.granted(message: message), now: at)
-      } else if case .locked = machines[keypad]?.phase {
+      } else if case .locked = machine(keypad)?.phase {
         presenter.keyPressed()  // the lockout countdown says it all
       } else {
         presenter.showResult(
-          .denied(message: message, attemptsLeft: machines[keypad]?.attemptsLeft), now: at)
+          .denied(message: message, attemptsLeft: machine(keypad)?.attemptsLeft), now: at)
       }
       saveLockouts(now: now, &out)
       out.append(.notify("STATUS=Waiting for keys"))
@@ -486,16 +508,17 @@ public struct Session {
   /// Timeouts of the entries, of the attempts, of the screen; a lockout save retried.
   private mutating func tick(now: Instant, _ out: inout [Effect]) {
     let at = entryTime(now)
-    for name in machines.keys.sorted() {
-      if let deadline = machines[name]?.nextDeadline, deadline <= at {
-        feed(.tick, keypad: name, at: at, now: now, &out)
+    for k in keypads.indices {
+      if let deadline = keypads[k].machine.nextDeadline, deadline <= at {
+        feed(.tick, keypad: k, at: at, now: now, &out)
       }
     }
-    for name in cards.keys.sorted() where cards[name]!.expire(now: at) {
+    for k in keypads.indices where keypads[k].card?.expire(now: at) ?? false {
       log(
         .info,
-        "keypad \(name): card wiped, no PIN within \(pinAfterCard(name).secondsText) s", &out)
-      feed(.timedOut, keypad: name, at: at, now: now, &out)
+        "keypad \(keypads[k].name): card wiped, no PIN within \(keypads[k].pinAfterCard.secondsText) s",
+        &out)
+      feed(.timedOut, keypad: k, at: at, now: now, &out)
     }
     for expired in attempts.expire(now: now) {
       offered.remove(expired.id)
@@ -527,9 +550,9 @@ public struct Session {
   /// (or the last write failed).
   private mutating func saveLockouts(now: Instant, _ out: inout [Effect]) {
     let at = entryTime(now)
-    for (name, machine) in machines {
-      saved.states[name] = machine.lockoutState
-      saved.guessed.remove(name)
+    for keypad in keypads {
+      saved.states[keypad.name] = keypad.machine.lockoutState
+      saved.guessed.remove(keypad.name)
     }
     // A conservative lock for an unreadable file ("*") or a corrupt line ends with its
     // lock: a garbled name is not kept in the file as a keypad.
@@ -611,16 +634,20 @@ public struct Session {
     config.display.keypadLayout = loaded.display.keypadLayout
     config.keypads = loaded.keypads
     entryLines = [:]
-    for name in cards.keys.sorted() where cardMode(name) == .off {
-      cards[name]?.wipe()
-      cards[name] = nil
+    for k in keypads.indices {
+      let name = keypads[k].name
+      keypads[k].config = config.keypads.first { $0.name == name }
+      if keypads[k].cardMode == .off, keypads[k].card != nil {
+        keypads[k].card!.wipe()
+        keypads[k].card = nil
+      }
     }
     out.append(.reconfigure(config))
     let at = entryTime(now)
-    for name in machines.keys.sorted() {
-      let actions = machines[name]!.reconfigure(
+    for k in keypads.indices {
+      let actions = keypads[k].machine.reconfigure(
         rules: config.entry, lockout: config.lockout, now: at)
-      perform(actions, keypad: name, at: at, now: now, &out)
+      perform(actions, keypad: k, at: at, now: now, &out)
     }
     log(.info, "configuration reloaded", &out)
   }
@@ -628,8 +655,9 @@ public struct Session {
   /// The `status` answer: names, phases, lengths and counts; never a digit.
   private mutating func statusFields(_ shell: ShellStatus, now: Instant) -> [(String, JSONValue)] {
     let at = entryTime(now)
-    let keypads: [JSONValue] = machines.keys.sorted().map { name in
-      let machine = machines[name]!
+    let keypads: [JSONValue] = self.keypads.map { keypad in
+      let name = keypad.name
+      let machine = keypad.machine
       var lockedSeconds = 0
       if case .locked(let until) = machine.phase {
         lockedSeconds = Int((until - at).nanoseconds.saturatingAdd(999_999_999) / 1_000_000_000)
@@ -661,7 +689,7 @@ public struct Session {
   /// The frame for the active keypad, when it differs from the last one drawn.
   private mutating func show(now: Instant, force: Bool, _ out: inout [Effect]) {
     guard drawsScreen else { return }
-    let awaitingPin = activeKeypad.map { cards[$0]?.held != nil } ?? false
+    let awaitingPin = activeKeypad.map { card($0)?.held != nil } ?? false
     let model = presenter.model(
       machine: activeMachine, rules: config.entry, display: config.display, now: entryTime(now),
       awaitingPin: awaitingPin)

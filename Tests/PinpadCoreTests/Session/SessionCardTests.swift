@@ -26,7 +26,7 @@ import Testing
   func cardThenPin() {
     var s = Self.script(.cardPin)
     #expect(s.run("clients=1 card:0012345678") == "entry(door,card_read,0)")
-    #expect(s.session.cards["door"]?.held != nil)
+    #expect(s.session.card("door")?.held != nil)
     #expect(s.logged("card read, waiting for the PIN"))
     let trace = s.run("1 2 3 4 ENTER")
     #expect(trace.hasSuffix("code(ab-1,door)"))
@@ -34,7 +34,7 @@ import Testing
     #expect(s.sent[0].digits == "1234")
     #expect(s.sent[0].card == "0012345678")
     #expect(s.sent[0].buffer.count == 0 && s.sent[0].cardBuffer?.count == 0)
-    #expect(s.session.cards["door"]?.held == nil)
+    #expect(s.session.card("door")?.held == nil)
   }
 
   @Test("card+pin: the screen asks for the PIN after a card and never shows the card")
@@ -58,20 +58,20 @@ import Testing
     #expect(s.lastFrame?.notice == ScreenText.presentCard)
     #expect(s.lastFrame?.filled == 0)
     #expect(s.sent.isEmpty)
-    #expect(s.session.machines["door"]?.phase == .idle)
+    #expect(s.session.machine("door")?.phase == .idle)
   }
 
   @Test("card+pin: no PIN within PinAfterCardSec wipes the card with a timeout event")
   func pinAfterCardTimeout() {
     var s = Self.script(.cardPin, pinAfter: .milliseconds(2500))
     s.run("clients=1 card:0012345678 +1 1 2")
-    let held = s.session.cards["door"]!.held!
+    let held = s.session.card("door")!.held!
     #expect(s.session.nextWakeup == s.at("2.5"))
     #expect(s.run("@2.499 tick") == "")
     #expect(s.run("@2.5 tick") == "entry(door,timeout,0)")
     #expect(held.count == 0, "the card outlived its time")
-    #expect(s.session.cards["door"]?.held == nil)
-    #expect(s.session.machines["door"]?.length == 0)
+    #expect(s.session.card("door")?.held == nil)
+    #expect(s.session.machine("door")?.length == 0)
     #expect(s.logged("card wiped, no PIN within 2.5 s"))
     // The PIN alone is refused again.
     #expect(s.run("3 4 ENTER") == "")
@@ -89,13 +89,13 @@ import Testing
   func secondCardReplaces() {
     var s = Self.script(.cardPin)
     s.run("clients=1 card:1111 1 2")
-    let first = s.session.cards["door"]!.held!
+    let first = s.session.card("door")!.held!
     #expect(s.run("+3 card:2222") == "entry(door,cleared,0) entry(door,card_read,0)")
     #expect(first.count == 0, "the first card was not wiped")
     #expect(s.logged("card replaced, waiting for the PIN"))
     // The new card has its full time again.
-    #expect(s.session.machines["door"]?.length == 0)
-    #expect(s.session.cards["door"]?.heldUntil == s.at("13"))
+    #expect(s.session.machine("door")?.length == 0)
+    #expect(s.session.card("door")?.heldUntil == s.at("13"))
     s.run("5 6 7 8 ENTER")
     #expect(s.sent.map(\.card) == ["2222"])
     #expect(s.sent.map(\.digits) == ["5678"])
@@ -137,12 +137,12 @@ import Testing
     // .testing() locks after 3 denials for 30 s.
     var s = Self.script(.card)
     s.run("clients=1 card:1 denied card:2 denied")
-    #expect(s.session.machines["door"]?.lockoutState.failures == 2)
+    #expect(s.session.machine("door")?.lockoutState.failures == 2)
     #expect(s.run("card:3 denied").contains("lockout(door,30)"))
     #expect(s.run("+1 card:4") == "entry(door,rejected,0)")
     #expect(s.sent.count == 3)
     #expect(s.logged("card refused, the keypad is locked or busy"))
-    #expect(s.session.cards["door"]?.held == nil)
+    #expect(s.session.card("door")?.held == nil)
     // Once the lock ends, cards go again.
     s.run("+30 tick card:5")
     #expect(s.sent.count == 4)
@@ -154,9 +154,9 @@ import Testing
     s.run("clients=1 card:1 1 2 3 4 ENTER")
     #expect(s.run("card:2 end") == "")
     #expect(s.lastFrame?.notice == "Please wait")
-    #expect(s.session.cards["door"]?.held == nil)
+    #expect(s.session.card("door")?.held == nil)
     s.run("denied")
-    #expect(s.session.machines["door"]?.lockoutState.failures == 1)
+    #expect(s.session.machine("door")?.lockoutState.failures == 1)
   }
 
   @Test("a reader types faster than any burst rule: Bursts=reject does not touch cards")
@@ -169,7 +169,7 @@ import Testing
     }
     s.keypad = "door"
     s.run("clients=1 card:00990099")
-    #expect(s.session.cards["door"]?.held != nil)
+    #expect(s.session.card("door")?.held != nil)
     s.run("+0.1 1 +0.1 2 +0.1 3 +0.1 4 +0.1 ENTER +0.1 tick")
     #expect(s.sent.map(\.card) == ["00990099"])
   }
@@ -201,10 +201,10 @@ import Testing
   func stalledAndDropped() {
     var s = Self.script(.card)
     s.run("clients=1 rd:1 rd:2")
-    #expect(s.session.cards["door"]?.readingCount == 2)
+    #expect(s.session.card("door")?.readingCount == 2)
     #expect(s.session.nextWakeup == s.now + CardSlot.readTimeout)
     s.run("wait")
-    #expect(s.session.cards["door"]?.readingCount == 0)
+    #expect(s.session.card("door")?.readingCount == 0)
     s.run("rd:3 rdropped rd:4 rd:ENTER")
     #expect(s.sent.map(\.card) == ["4"])
   }
@@ -213,7 +213,7 @@ import Testing
   func noCard() {
     var s = Self.script(.off)
     #expect(s.run("clients=1 card:1234") == "")
-    #expect(s.session.cards.isEmpty)
+    #expect(s.session.keypads.allSatisfy { $0.card == nil })
     var t = Self.script(.card)
     #expect(t.run("clients=1 rd:ENTER") == "")
     #expect(t.sent.isEmpty)
@@ -225,30 +225,30 @@ import Testing
     let trace = s.run("clients=1 card:9081726354 1 2 3 4 ENTER denied card:9081726354 wait")
     for (_, line) in s.logs { #expect(!line.contains("9081726354"), "\(line)") }
     #expect(!trace.contains("9081726354"))
-    #expect(!String(describing: s.session.cards["door"]!).contains("9"))
+    #expect(!String(describing: s.session.card("door")!).contains("9"))
   }
 
   @Test("a reload to CardMode=off wipes a held card")
   func reloadWipes() {
     var s = Self.script(.cardPin)
     s.run("card:1234")
-    let held = s.session.cards["door"]!.held!
+    let held = s.session.card("door")!.held!
     var config = s.session.config
     config.keypads[0].cardMode = .off
     config.keypads[0].cardReader = []
     s.send(.reload(config))
     #expect(held.count == 0)
-    #expect(s.session.cards["door"] == nil)
+    #expect(s.session.card("door") == nil)
   }
 
   @Test("end() wipes the card being read and the card held")
   func endWipes() {
     var s = Self.script(.cardPin)
     s.run("card:1234")
-    let held = s.session.cards["door"]!.held!
+    let held = s.session.card("door")!.held!
     s.session.end()
     #expect(held.count == 0)
-    #expect(s.session.cards.isEmpty)
+    #expect(s.session.keypads.allSatisfy { $0.card == nil })
   }
 
   @Test("duress: the verdict, then the alarm to every client; the screen an ordinary grant")
@@ -362,13 +362,13 @@ extension SessionCardTests {
   func readerUnplugWipesHeldCard() {
     var s = Self.script(.cardPin)
     s.run("clients=1 card:0012345678 1 2 end")
-    let held = s.session.cards["door"]!.held!
+    let held = s.session.card("door")!.held!
     #expect(s.lastFrame?.prompt == ScreenText.cardReadPrompt)
     #expect(
       s.send(.deviceRemoved(keypad: "door", path: "/dev/input/event5", role: .cardReader))
         == "keypad(door,removed,/dev/input/event5,card_reader) entry(door,cleared,0)")
     #expect(held.count == 0, "the held card outlived its reader")
-    #expect(s.session.cards["door"]?.held == nil)
+    #expect(s.session.card("door")?.held == nil)
     #expect(s.session.nextWakeup == nil, "no PinAfterCardSec deadline is left")
     #expect(s.logged("keypad door: card reader removed, the held card is wiped"))
     s.run("end")
@@ -396,6 +396,6 @@ extension SessionCardTests {
     #expect(
       s.send(.deviceRemoved(keypad: "door", path: "/dev/input/event4"))
         == "keypad(door,removed,/dev/input/event4,keypad)")
-    #expect(s.session.cards["door"]?.held != nil)
+    #expect(s.session.card("door")?.held != nil)
   }
 }

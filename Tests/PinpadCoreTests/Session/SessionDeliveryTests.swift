@@ -47,7 +47,7 @@ import Testing
     s.run("end")
     #expect(s.lastFrame?.phase == .unavailable)
     // Neither granted nor denied: no failure counted, and the keypad takes a new code.
-    #expect(s.session.machines["default"]?.lockoutState.failures == 0)
+    #expect(s.session.machine("default")?.lockoutState.failures == 0)
     #expect(s.run("clients=1 5 6 7 8 ENTER").hasSuffix("code(ab-2,default)"))
     #expect(s.sent.map(\.digits) == ["5678"])
   }
@@ -64,7 +64,7 @@ import Testing
     s.run("end")
     #expect(s.lastFrame?.phase == .noResponse)
     #expect(s.run("granted") == "reply#1:error(attempt ab-1 timed out: no verdict within 3 s)")
-    #expect(s.session.machines["default"]?.lockoutState.failures == 0)
+    #expect(s.session.machine("default")?.lockoutState.failures == 0)
   }
 
   @Test("the first verdict wins; a second and an unknown id get an error")
