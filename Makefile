@@ -187,7 +187,7 @@ test-releases: test-deps
 # repeatable pass: FUZZ_CI_RUNS inputs each with a fixed seed, at most FUZZ_CI_SECONDS.
 # New inputs and crashes go to .build/fuzz, never the repo.
 FUZZ_SECONDS ?= 60
-FUZZ_CI_SECONDS ?= 45
+FUZZ_CI_SECONDS ?= 90
 FUZZ_CI_RUNS ?= 150000
 fuzz:
 	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh

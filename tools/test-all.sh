@@ -4,9 +4,10 @@
 # packages, then the clean-system cases, so it starts first:
 #   beside: the clean roots' tarballs (mmdebstrap: the mirror and the disk)
 #   beside: release build (its own folder, .build/pkg), make deb, tests/package.sh,
-#           then clean-system and clean-system-debian13 (one QEMU each)
+#           then clean-system and clean-system-debian13 at once (one QEMU each)
 #   here:   the debug build and the evdev probe, then
-#   beside: the fuzzing pass, then the QEMU cases that run the worktree's build
+#   beside: the fuzzing pass, then every other QEMU case that runs the worktree's build
+#   beside: the rest of those QEMU cases
 #   here:   the Swift tests (every close watched), the bench smoke, the unit checks,
 #           then the Swift tests under AddressSanitizer
 # Each piece's output is shown whole when it ends (and kept in .build/test-all); every
@@ -25,12 +26,11 @@ LANES_NAME=test
 failed=()
 t0=$SECONDS
 
+# The packages, then at once the clean systems they are installed on (one QEMU each).
 packages() {
   timed "make deb (release build in .build/pkg)" $MAKE deb RELEASE_SCRATCH=.build/pkg &&
-    timed tests/package.sh tests/package.sh pinpadd_*_"$arch".deb pinpadctl_*_"$arch".deb
-}
-clean_systems() {
-  await tarball-bookworm 3 && await tarball-trixie 3 || return 1
+    timed tests/package.sh tests/package.sh pinpadd_*_"$arch".deb pinpadctl_*_"$arch".deb &&
+    await tarball-bookworm 3 && await tarball-trixie 3 || return 1
   behind clean-system tests/system/run.sh clean-system
   behind clean-system-debian13 tests/system/run.sh clean-system-debian13
   local rc=0
@@ -38,9 +38,15 @@ clean_systems() {
   await clean-system-debian13 || rc=1
   return $rc
 }
+# The QEMU cases that run the worktree's build, in two lanes (every other case each).
+mapfile -t tree < <(tests/system/run.sh --list all-tree)
+tree_a=() tree_b=()
+for i in "${!tree[@]}"; do
+  if ((i % 2 == 0)); then tree_a+=("${tree[i]}"); else tree_b+=("${tree[i]}"); fi
+done
 fuzz_and_tree() {
   timed "fuzzing pass" fuzz/run.sh &&
-    timed "QEMU cases on the worktree" tests/system/run.sh all-tree
+    timed "QEMU cases ${tree_a[*]}" tests/system/run.sh "${tree_a[@]}"
 }
 
 behind tarball-bookworm tests/system/lib/clean-tarball.sh bookworm "$arch" "$src"
@@ -50,19 +56,14 @@ export RIG_PROBE=$src/.build/system-tests/evdev-probe
 if timed "debug build" $SWIFT build --build-tests &&
   timed "evdev probe" tests/system/lib/build-probe.sh "$RIG_PROBE" >/dev/null; then
   behind fuzz-and-tree fuzz_and_tree
+  behind tree tests/system/run.sh "${tree_b[@]}"
   timed "Swift tests" tests/double-close/run.sh $SWIFT test --skip-build || failed+=("Swift tests")
   timed "bench smoke" bench/run.sh --smoke .build/debug || failed+=("bench smoke")
   timed "unit files" tests/systemd-units.sh || failed+=("unit files")
-  clean=no
-  if await packages; then
-    behind clean-systems clean_systems
-    clean=yes
-  else
-    failed+=(packages)
-  fi
   timed "Swift tests under AddressSanitizer" $MAKE test-asan || failed+=(asan)
   await fuzz-and-tree || failed+=("fuzzing and QEMU")
-  if [[ $clean == yes ]]; then await clean-systems || failed+=("clean systems"); fi
+  await tree || failed+=(QEMU)
+  await packages || failed+=("packages and clean systems")
 else
   failed+=("debug build")
   await packages || failed+=(packages)

@@ -9,7 +9,7 @@
 #                                    drives QEMU over QMP from the host
 #   tests/system/run.sh all          every case (all-tree: those that run the worktree's
 #                                    build; all-clean: those that boot a clean root)
-#   tests/system/run.sh --list       the case names
+#   tests/system/run.sh --list [SEL] the case names (of selection SEL: all, all-tree, ...)
 #
 # Environment: RIG_TIMEOUT (seconds per case, default 300), RIG_KEEP=1 keeps the run
 # folder (console.log, scratch/), RIG_NO_INSTALL=1 skips installing missing packages,
@@ -34,16 +34,17 @@ root=$(cd "$here/../.." && pwd)
 timeout=${RIG_TIMEOUT:-300}
 
 cases=()
+list=no
 for arg in "$@"; do
   case $arg in
-    --list) for f in "$here"/cases/*.sh; do basename "$f" .sh; done; exit 0 ;;
+    --list) list=yes ;;
     # A case with `# rig-not-in-all: REASON` runs only when named.
     # all-tree: those of all that run the worktree's build; all-clean: those that
     # install the packages on a clean root (`# rig-boot: clean`). `make test` runs the two
     # side by side (tools/test-all.sh).
     all | all-tree | all-clean) for f in "$here"/cases/*.sh; do
       if grep -q '^# rig-not-in-all:' "$f"; then
-        echo "rig: not in all: $(basename "$f" .sh) ($(sed -n 's/^# rig-not-in-all: *//p' "$f"))"
+        [[ $list == yes ]] || echo "rig: not in all: $(basename "$f" .sh) ($(sed -n 's/^# rig-not-in-all: *//p' "$f"))"
       elif [[ $arg == all ]] || { grep -q '^# rig-boot: *clean' "$f" && [[ $arg == all-clean ]]; } ||
         { ! grep -q '^# rig-boot: *clean' "$f" && [[ $arg == all-tree ]]; }; then
         cases+=("$(basename "$f" .sh)")
@@ -53,6 +54,14 @@ for arg in "$@"; do
     *) cases+=("$arg") ;;
   esac
 done
+if [[ $list == yes ]]; then
+  if [[ ${#cases[@]} -eq 0 ]]; then
+    for f in "$here"/cases/*.sh; do basename "$f" .sh; done
+  else
+    printf '%s\n' "${cases[@]}"
+  fi
+  exit 0
+fi
 [[ ${#cases[@]} -gt 0 ]] || { echo "usage: $0 NAME... | all | all-tree | all-clean | --list" >&2; exit 64; }
 for name in "${cases[@]}"; do
   [[ -f $here/cases/$name.sh ]] || { echo "no case $here/cases/$name.sh" >&2; exit 64; }

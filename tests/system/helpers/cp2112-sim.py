@@ -43,6 +43,9 @@ class Chip:
         self.inputs = 0x00
         self.written = set()
         self.log = log
+        # `on-unlock LINE LEVEL`: the input level set the moment output 0 (the relay)
+        # next goes to 1, as a person pushes the door when the lock buzzes.
+        self.on_unlock = None
 
     def note(self, text):
         self.log.write("%d %s\n" % (time.monotonic_ns(), text))
@@ -81,6 +84,11 @@ class Chip:
                     self.note("out %d %d" % (line, 1 if self.outputs & bit else 0))
                 if mask & bit:
                     self.written.add(line)
+            if self.on_unlock and not before & 1 and self.outputs & 1:
+                line, level = self.on_unlock
+                self.on_unlock = None
+                self.inputs = (self.inputs | (1 << line)) if level else (self.inputs & ~(1 << line))
+                self.note("in %d %d" % (line, level))
             return True
         return rnum == 0x06
 
@@ -138,6 +146,9 @@ def main():
                     bit = 1 << int(words[1])
                     chip.inputs = (chip.inputs | bit) if words[2] == "1" else (chip.inputs & ~bit)
                     chip.note("in %s %s" % (words[1], words[2]))
+                elif words[:1] == ["on-unlock"] and len(words) == 3:
+                    chip.on_unlock = (int(words[1]), 1 if words[2] == "1" else 0)
+                    chip.note("armed on-unlock %s %s" % (words[1], words[2]))
                 elif words[:1] == ["quit"]:
                     stop.append(1)
     os.write(uhid, struct.pack("<I", UHID_DESTROY).ljust(EVENT_SIZE, b"\0"))
