@@ -117,21 +117,26 @@ public final class Daemon {
     }
     sending = true
     defer { sending = false }
+    handleAndPerform(event)
     var next = 0
-    var event = event
-    while true {
-      session.handle(event, now: Clock.monotonic(), into: &effects)
-      var index = 0
-      while index < effects.count {
-        perform(effects[index])
-        index += 1
-      }
-      effects.removeAll(keepingCapacity: true)
-      guard next < caused.count else { break }
-      event = caused[next]
+    while next < caused.count {
+      let event = caused[next]
       next += 1
+      handleAndPerform(event)
     }
     caused.removeAll(keepingCapacity: true)
+  }
+
+  /// One event into the session, then each effect it asked for (borrowed: an event is
+  /// not copied on its way in).
+  private func handleAndPerform(_ event: SessionEvent) {
+    session.handle(event, now: Clock.monotonic(), into: &effects)
+    var index = 0
+    while index < effects.count {
+      perform(effects[index])
+      index += 1
+    }
+    effects.removeAll(keepingCapacity: true)
   }
 
   private func perform(_ effect: Effect) {
