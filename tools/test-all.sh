@@ -53,6 +53,9 @@ behind tarball-bookworm tests/system/lib/clean-tarball.sh bookworm "$arch" "$src
 behind tarball-trixie tests/system/lib/clean-tarball.sh trixie "$arch" "$src"
 behind packages packages
 export RIG_PROBE=$src/.build/system-tests/evdev-probe
+# Up to four guests share the cores with the builds here: a case's timeout (a guard
+# against a hang, not a measure) is three times run.sh's own.
+export RIG_TIMEOUT=${RIG_TIMEOUT:-900}
 if timed "debug build" $SWIFT build --build-tests &&
   timed "evdev probe" tests/system/lib/build-probe.sh "$RIG_PROBE" >/dev/null; then
   behind fuzz-and-tree fuzz_and_tree

@@ -184,15 +184,17 @@ kill -HUP $daemon
 wait_for 1 "configuration reloaded" "$log" "the reload to PinAfterCardSec=2"
 reads=$(count '"event":"card_read"')
 timeouts=$(count '"event":"timeout"')
+# Timed from before the card is typed: the card_read cannot come earlier, however late
+# this script sees it on a loaded guest (timed from seeing it, 1.42 s was once measured).
+t0=$(rig_now)
 # shellcheck disable=SC2046
 type_keys 2 $(qcodes "" "$bob_card") ret
 wait_for $((reads + 1)) '"event":"card_read"' "$events" "card_read before the timeout"
-t0=$(rig_now)
 type_keys 1 kp_8 kp_6
 wait_for $((timeouts + 1)) '"keypad":"door","event":"timeout","length":0' "$events" "PinAfterCardSec's timeout"
 waited=$(awk -v a="$t0" -v b="$(rig_now)" 'BEGIN { printf "%.2f", b - a }')
-rig_log "card_read to timeout: ${waited} s (PinAfterCardSec=2)"
-awk -v w="$waited" 'BEGIN { exit !(w >= 1.5 && w < 15) }' || rig_fail "the card timed out after $waited s, not about 2"
+rig_log "card typed to timeout: ${waited} s (PinAfterCardSec=2)"
+awk -v w="$waited" 'BEGIN { exit !(w >= 1.95 && w < 30) }' || rig_fail "the card timed out ${waited} s after it was typed, not 2 s or more"
 grep -q "keypad door: card wiped, no PIN within 2 s" "$log" || rig_fail "no log of the card's timeout"
 codes_before=$(count '"type":"code"')
 enters=$(grep -c "keypad door: KEY_KPENTER pressed" "$log")
