@@ -1,3 +1,4 @@
+# rig-timeout: 1800
 # rig-boot: clean
 # rig-timeout: 900
 # The Debian packages (pinpadd, pinpadctl) on a clean Debian 12 (mmdebstrap minbase +
