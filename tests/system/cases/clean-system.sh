@@ -1,6 +1,5 @@
 # rig-timeout: 1800
 # rig-boot: clean
-# rig-timeout: 900
 # The Debian packages (pinpadd, pinpadctl) on a clean Debian 12 (mmdebstrap minbase +
 # systemd-sysv, udev; no Swift toolchain), booted with its own systemd as PID 1 (lib/clean-root.sh,
 # lib/boot-clean.sh). The commands are those of README's "Install on a device":
