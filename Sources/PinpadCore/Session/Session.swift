@@ -95,7 +95,9 @@ public struct Session {
   public func card(_ name: String) -> CardSlot? { keypad(name)?.card }
 
   /// Where keypad `name` is in `keypads`, made (with a fresh entry machine, and the
-  /// state saved for it) on its first event.
+  /// state saved for it) on its first event. A new keypad is inserted in name order,
+  /// which moves those after it: an index is held only across calls that make none
+  /// (everything below a keypad's own event).
   private mutating func index(_ name: String) -> Int {
     if let index = keypadIndex[name] { return index }
     let keypad = Keypad(
