@@ -111,7 +111,7 @@ DEB_DEPS := debhelper dpkg-dev
 TEST_DEPS := console-setup-linux kbd util-linux systemd python3 evemu-tools socat \
              qemu-system-x86 linux-image-amd64 busybox-static groff-base \
              mosquitto mosquitto-clients openssl $(DEB_DEPS) lintian mmdebstrap \
-             qemu-system-arm qemu-user-static xz-utils sqlite3
+             qemu-system-arm qemu-user-static xz-utils sqlite3 procps
 
 .PHONY: all build release deps deb-deps test-deps run listen check test test-system fuzz test-asan bench install install-pinpadd install-pinpadctl deb format clean test-debian13 debian13-root test-releases
 

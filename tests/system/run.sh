@@ -222,8 +222,13 @@ run_case() {
   local driver=$here/cases/$name.host.py
   [[ -f $driver ]] || driver=$here/cases/$body.host.py
   if [[ -f $driver ]]; then
-    RIG_SCRATCH=$scratch RIG_QMP=$run/qmp.sock RIG_TIMEOUT=$case_timeout PYTHONPATH=$here/lib \
-      python3 "$driver" &
+    # Its exit status goes to a file: after a long case bash's `wait` has been seen to
+    # give 127 (no such child) for a driver that had exited 0.
+    (
+      RIG_SCRATCH=$scratch RIG_QMP=$run/qmp.sock RIG_TIMEOUT=$case_timeout PYTHONPATH=$here/lib \
+        python3 "$driver"
+      echo $? >"$run/driver.rc"
+    ) &
     driver_pid=$!
   fi
   local waited=0
@@ -240,8 +245,10 @@ run_case() {
   if [[ -n $driver_pid ]]; then
     # The driver sees the result file and stops; give it a moment, then stop it.
     for _ in $(seq 50); do kill -0 "$driver_pid" 2>/dev/null || break; sleep 0.1; done
-    kill "$driver_pid" 2>/dev/null || true
-    wait "$driver_pid" || driver_rc=$?
+    # The python process, not its subshell, so the subshell still writes the status.
+    pkill -P "$driver_pid" 2>/dev/null || true
+    wait "$driver_pid" 2>/dev/null || true
+    driver_rc=$(cat "$run/driver.rc" 2>/dev/null || echo 1)
   fi
   rc=$(cat "$scratch/result" 2>/dev/null || echo 1)
   [[ -f $scratch/timings ]] && sed "s/^/rig: timing $name /" "$scratch/timings"
