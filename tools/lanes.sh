@@ -10,14 +10,16 @@ trap 'for p in "${lanes_pids[@]}"; do kill -- "-$p" 2>/dev/null || kill "$p" 2>/
 
 stamp() { echo "$LANES_NAME: $(date -u +%T) $*"; }
 
-# behind NAME COMMAND...: runs COMMAND in the background (a shell function too), in a
-# process group of its own so that the EXIT trap stops all of it.
+# behind NAME COMMAND...: runs COMMAND in the background (a shell function too). From
+# the script itself, in a process group of its own, so that the EXIT trap stops all of
+# it; from inside a piece (a lane starting its own pieces), in that piece's group, which
+# the script's trap stops with everything else in it.
 behind() {
   local name=$1
   shift
   rm -f "$LANES_LOGS/$name.rc"
   stamp "$name: started beside the others (log $LANES_LOGS/$name.log)"
-  set -m
+  [[ $BASHPID == "$$" ]] && set -m
   { local t0=$SECONDS rc=0; "$@" >"$LANES_LOGS/$name.log" 2>&1 || rc=$?
     echo "$rc $((SECONDS - t0))" >"$LANES_LOGS/$name.rc"; } &
   lanes_pids+=($!)
