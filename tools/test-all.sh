@@ -31,6 +31,9 @@ packages() {
   timed "make deb (release build in .build/pkg)" $MAKE deb RELEASE_SCRATCH=.build/pkg &&
     timed tests/package.sh tests/package.sh pinpadd_*_"$arch".deb pinpadctl_*_"$arch".deb &&
     await tarball-bookworm 3 && await tarball-trixie 3 || return 1
+  # The evdev probe the script builds after the debug build: waited for, not built
+  # again here (that would wait on the debug build's lock, then compile it twice more).
+  while [[ ! -f $LANES_LOGS/probe.done ]]; do sleep 1; done
   behind clean-system tests/system/run.sh clean-system
   behind clean-system-debian13 tests/system/run.sh clean-system-debian13
   local rc=0
@@ -49,15 +52,20 @@ fuzz_and_tree() {
     timed "QEMU cases ${tree_a[*]}" tests/system/run.sh "${tree_a[@]}"
 }
 
+export RIG_PROBE=$src/.build/system-tests/evdev-probe
+rm -f "$LANES_LOGS/probe.done" "$RIG_PROBE"
 behind tarball-bookworm tests/system/lib/clean-tarball.sh bookworm "$arch" "$src"
 behind tarball-trixie tests/system/lib/clean-tarball.sh trixie "$arch" "$src"
 behind packages packages
-export RIG_PROBE=$src/.build/system-tests/evdev-probe
 # Up to four guests share the cores with the builds here: a case's timeout (a guard
 # against a hang, not a measure) is three times run.sh's own.
 export RIG_TIMEOUT=${RIG_TIMEOUT:-900}
-if timed "debug build" $SWIFT build --build-tests &&
-  timed "evdev probe" tests/system/lib/build-probe.sh "$RIG_PROBE" >/dev/null; then
+built=0
+timed "debug build" $SWIFT build --build-tests &&
+  timed "evdev probe" tests/system/lib/build-probe.sh "$RIG_PROBE" >/dev/null && built=1
+# Without a probe (a failed build), the clean-system cases build their own.
+touch "$LANES_LOGS/probe.done"
+if [[ $built == 1 ]]; then
   behind fuzz-and-tree fuzz_and_tree
   behind tree tests/system/run.sh "${tree_b[@]}"
   # `make check` itself (its build is done by now), so the two never drift apart.
