@@ -9,7 +9,7 @@ extension Daemon {
     guard !config.doors.isEmpty else { return }
     let lines = try DoorLines(config.doors, loop: loop, log: log)
     lines.onInput = { [unowned self] door, input, active in
-      self.perform(self.doors.line(door: door, input, active: active, now: Clock.monotonic()))
+      self.perform(self.doors.line(door: door, input, active: active, now: clock()))
     }
     lines.onLost = { [unowned self] door, reason in
       self.perform(self.doors.linesLost(door: door, reason: reason))
@@ -17,7 +17,7 @@ extension Daemon {
     lines.onAcquired = { [unowned self] door, contact, exit in
       self.perform(
         self.doors.linesAcquired(
-          door: door, contactActive: contact, exitActive: exit, now: Clock.monotonic()))
+          door: door, contactActive: contact, exitActive: exit, now: clock()))
     }
     doorLines = lines
     for door in config.doors {
@@ -32,7 +32,7 @@ extension Daemon {
       switch effect {
       case .relay(let door, let unlocked):
         doorLines?.drive(door, unlocked: unlocked)
-        doors.relayDriven(door: door, unlocked: unlocked, now: Clock.monotonic())
+        doors.relayDriven(door: door, unlocked: unlocked, now: clock())
       case .broadcast(let line): server?.broadcast(line)
       case .log(let level, let line): log.log(level, line)
       }
@@ -49,14 +49,14 @@ extension Daemon {
       server?.send(DaemonMessage.error("door \(name): its GPIO lines are lost"), to: client)
       return
     }
-    let effects = doors.remoteOpen(door: name, now: Clock.monotonic()) ?? []
+    let effects = doors.remoteOpen(door: name, now: clock()) ?? []
     log.info("door \(name): open asked by client \(client.serial)")
     perform(effects)
   }
 
   func doorTick() {
     guard !doors.isEmpty else { return }
-    perform(doors.tick(now: Clock.monotonic()))
+    perform(doors.tick(now: clock()))
   }
 
   /// Relays locked, lines released: first thing on every way out.

@@ -7,14 +7,13 @@ import PinpadSystem
 /// `tearDown` gives them back in reverse): signals and timers, the socket, the display,
 /// the inputs, the watchdog.
 extension Daemon {
-  func setUp() throws(StartError) {
+  func setUp(inputs given: [InputSource]?) throws(StartError) {
     try openDoors()  // relays driven locked before anything else
     do {
       try loop.watch(signals.fd, .readable) { [unowned self] _ in self.handleSignals() }
       try loop.watch(deadlineTimer.fd, .readable) { [unowned self] _ in
         self.deadlineTimer.acknowledge()
-        self.send(.tick)
-        self.doorTick()
+        self.tick()
       }
     } catch {
       throw .unavailable("cannot watch signals: \(error)")
@@ -25,10 +24,21 @@ extension Daemon {
     session.drawsScreen = !(display is NoDisplay)
     DisplaySetup.shareTerminal(
       display, terminalInput: options.inputs.contains(.terminal), config.entry, log: log)
-    inputs = try InputSetup.open(
-      options.inputs, config, defaultKeypad: session.defaultKeypad,
-      pixelSize: display.pixelSize, loop: loop, log: log
-    ) { [unowned self] keypad, event in self.input(event, keypad: keypad) }
+    let deliver = { [unowned self] (keypad: String, event: SourceEvent) in
+      self.input(event, keypad: keypad)
+    }
+    if let given {
+      for input in given {
+        do { try input.start(loop: loop, deliver: deliver) } catch {
+          throw .unavailable("\(error)")
+        }
+        inputs.append(input)
+      }
+    } else {
+      inputs = try InputSetup.open(
+        options.inputs, config, defaultKeypad: session.defaultKeypad,
+        pixelSize: display.pixelSize, loop: loop, log: log, deliver: deliver)
+    }
     if let interval = Systemd.watchdogInterval() {
       do {
         let timer = try Timer()

@@ -38,6 +38,9 @@ public final class Daemon {
   var ownedSocketPath: String?
   var ownedSocketIdentity: FileIdentity?
   let lockout: LockoutStore
+  /// The monotonic clock the session and the doors are told (CLOCK_MONOTONIC; a test
+  /// harness gives a manual one).
+  let clock: () -> Instant
   /// Set while the loop runs and an effect asked to leave it.
   var exitCode: Int32 = 0
   /// Where `code` lines are built (see `sendCode`).
@@ -57,15 +60,19 @@ public final class Daemon {
   var config: Configuration { session.config }
 
   /// Sets everything up; on failure all that was taken is given back before throwing.
-  public init(options: Options, config: Configuration, signals: SignalReader, log: Logger)
-    throws(StartError)
-  {
+  /// `inputs` replaces the ones `--input` names (a test harness's own, started here);
+  /// `clock` replaces CLOCK_MONOTONIC for everything the session and the doors decide.
+  public init(
+    options: Options, config: Configuration, signals: SignalReader, log: Logger,
+    inputs given: [InputSource]? = nil, clock: @escaping () -> Instant = Clock.monotonic
+  ) throws(StartError) {
     self.options = options
     self.log = log
     self.signals = signals
+    self.clock = clock
     lockout = LockoutStore(directory: options.stateDirectory)
     let saved = try LockoutFile.load(
-      directory: options.stateDirectory, config: config, log: log)
+      directory: options.stateDirectory, config: config, log: log, now: clock())
     session = Session(
       settings: .init(
         version: pinpaddVersion, persistent: options.stateDirectory != "none",
@@ -79,7 +86,7 @@ public final class Daemon {
       throw .unavailable("cannot create the event loop: \(error)")
     }
     do {
-      try setUp()
+      try setUp(inputs: given)
     } catch {
       tearDown()
       throw error
@@ -88,6 +95,18 @@ public final class Daemon {
 
   /// Runs until SIGTERM/SIGINT (or Ctrl-C on the terminal input); returns the exit code.
   public func run() -> Int32 {
+    begin()
+    do {
+      try loop.run { [unowned self] in self.afterEvents() }
+    } catch {
+      log.error("event loop failed: \(error)")
+      exitCode = 1
+    }
+    return finish()
+  }
+
+  /// The first screen: what `run` does before its loop.
+  func begin() {
     // Keys typed before the first screen invited them are not an entry.
     for case let terminal as TerminalInput in inputs { terminal.discardTypeAhead() }
     send(.start)
@@ -96,15 +115,44 @@ public final class Daemon {
       let centres = keys.map { "\($0.midX),\($0.midY)" }.joined(separator: " ")
       log.debug("on-screen keypad: key centres in reading order \(centres)")
     }
+  }
+
+  /// One turn of the loop (what `run` repeats): the descriptors ready within
+  /// `timeoutMilliseconds`, then the screen and the timer. Returns how many were ready;
+  /// `loop.stopped` tells when a stop was asked.
+  @discardableResult
+  func turn(timeoutMilliseconds: Int32) -> Int {
     do {
-      try loop.run { [unowned self] in self.afterEvents() }
+      return try loop.turn(timeoutMilliseconds: timeoutMilliseconds) { [unowned self] in
+        self.afterEvents()
+      }
     } catch {
       log.error("event loop failed: \(error)")
       exitCode = 1
+      loop.stop()
+      return 0
     }
+  }
+
+  /// What `run` does after its loop; returns the exit code.
+  func finish() -> Int32 {
     Systemd.notify("STOPPING=1")
     tearDown()
     return exitCode
+  }
+
+  /// The deadline timer's work: the session's and the doors' deadlines that are due.
+  func tick() {
+    send(.tick)
+    doorTick()
+  }
+
+  /// The next instant the session or a door has something to do (nil: none).
+  var nextDeadline: Instant? {
+    let wakeup = session.nextWakeup
+    let door = doors.nextDeadline
+    if let wakeup, let door { return min(wakeup, door) }
+    return wakeup ?? door
   }
 
   /// Hands `event` to the session and carries out what it asks for; then the events
@@ -130,7 +178,7 @@ public final class Daemon {
   /// One event into the session, then each effect it asked for (borrowed: an event is
   /// not copied on its way in).
   private func handleAndPerform(_ event: SessionEvent) {
-    session.handle(event, now: Clock.monotonic(), into: &effects)
+    session.handle(event, now: clock(), into: &effects)
     var index = 0
     while index < effects.count {
       perform(effects[index])
@@ -149,7 +197,7 @@ public final class Daemon {
       send(.codeSent(id: id, clients: sent, connected: server?.count ?? 0))
     case .dropUnreadCode(let id): server?.dropUnreadSecrets(of: id)
     case .attemptGranted(let id, let keypad):
-      perform(doors.granted(id: id, keypad: keypad, now: Clock.monotonic()))
+      perform(doors.granted(id: id, keypad: keypad, now: clock()))
     case .show(let model): display.show(model)
     case .persistLockouts(let states, let at):
       // With the socket's reserve descriptor: clients holding every other one must
@@ -194,13 +242,7 @@ public final class Daemon {
   /// After each batch of events: the screen, then the one timer.
   private func afterEvents() {
     send(.endOfBatch)
-    let wakeup = session.nextWakeup
-    let door = doors.nextDeadline
-    if let wakeup, let door {
-      deadlineTimer.fire(by: min(wakeup, door))
-    } else {
-      deadlineTimer.fire(by: wakeup ?? door)
-    }
+    deadlineTimer.fire(by: nextDeadline)
   }
 
   func handleSignals() {

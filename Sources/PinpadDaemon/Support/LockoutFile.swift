@@ -6,9 +6,9 @@ import PinpadSystem
 enum LockoutFile {
   /// Reads the lockout state. A state directory that cannot be written fails the start
   /// (69): lockouts would silently stop surviving restarts. `--state-dir none` keeps
-  /// them in memory only, on purpose.
-  static func load(directory: String, config: Configuration, log: Logger) throws(StartError)
-    -> SavedLockouts
+  /// them in memory only, on purpose. `now` is the daemon's monotonic clock.
+  static func load(directory: String, config: Configuration, log: Logger, now: Instant)
+    throws(StartError) -> SavedLockouts
   {
     if directory == "none" {
       log.info("--state-dir none: lockouts are kept in memory only and end with the process")
@@ -24,7 +24,6 @@ enum LockoutFile {
     }
     let lockout = LockoutStore(directory: directory)
     guard FileSystem.exists(lockout.path) else { return SavedLockouts() }
-    let now = Clock.monotonic()
     let text: String
     do { text = String(decoding: try FileSystem.read(lockout.path), as: UTF8.self) } catch {
       log.error("\(error); every keypad starts locked for \(config.lockout.lockout.seconds) s")

@@ -60,23 +60,39 @@ public final class EventLoop {
   /// deadline timer there).
   public func run(afterEach: () -> Void = {}) throws(Errno) {
     running = true
-    while running {
-      // Work deferred before the first wait (a fast replay) must not wait for an event.
-      let count = try poll.waitInPlace(timeoutMilliseconds: deferred.isEmpty ? -1 : 0)
-      for i in 0..<count {
-        let (token, events) = poll.ready(i)
-        // A handler may have removed this descriptor while handling an earlier one.
-        handlers[token]?(events)
-      }
-      while !deferred.isEmpty {
-        let work = deferred
-        deferred = []
-        for item in work { item() }
-      }
-      afterEach()
-      for work in endOfBatch { work() }
-    }
+    stopped = false
+    while running { try turn(timeoutMilliseconds: -1, afterEach: afterEach) }
   }
 
-  public func stop() { running = false }
+  /// One batch: waits up to `timeoutMilliseconds` (-1: for ever; 0: not at all) for
+  /// descriptors, handles those ready and the work deferred, then `afterEach` and the
+  /// end-of-batch work. `run` repeats this; a test harness calls it a turn at a time.
+  /// Returns how many descriptors were ready.
+  @discardableResult
+  public func turn(timeoutMilliseconds: Int32, afterEach: () -> Void = {}) throws(Errno) -> Int {
+    // Work deferred before the first wait (a fast replay) must not wait for an event.
+    let count = try poll.waitInPlace(
+      timeoutMilliseconds: deferred.isEmpty ? timeoutMilliseconds : 0)
+    for i in 0..<count {
+      let (token, events) = poll.ready(i)
+      // A handler may have removed this descriptor while handling an earlier one.
+      handlers[token]?(events)
+    }
+    while !deferred.isEmpty {
+      let work = deferred
+      deferred = []
+      for item in work { item() }
+    }
+    afterEach()
+    for work in endOfBatch { work() }
+    return count
+  }
+
+  /// True once `stop()` was called (until `run` starts again).
+  public private(set) var stopped = false
+
+  public func stop() {
+    running = false
+    stopped = true
+  }
 }

@@ -280,9 +280,13 @@ final class TestClient {
   private var buffer: [UInt8] = []
   private(set) var closedByPeer = false
   var hello: [String: Any] = [:]
+  /// Set for a daemon in this process (`DaemonHarness`): called while waiting, so the
+  /// daemon's loop turns instead of this thread sleeping in poll.
+  let pump: (() -> Void)?
 
-  init(path: String, expectHello: Bool = true) throws {
+  init(path: String, expectHello: Bool = true, pump: (() -> Void)? = nil) throws {
     _ = E2E.ignorePipes
+    self.pump = pump
     do { socket = try UnixSocket.connect(path: path) } catch {
       throw ClientError("connect \(path): \(error)")
     }
@@ -332,8 +336,9 @@ final class TestClient {
       if closedByPeer { return nil }
       let left = end - E2E.now()
       if left <= 0 { return nil }
+      pump?()
       var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-      let ready = poll(&pfd, 1, Int32(max(1, left * 1000)))
+      let ready = poll(&pfd, 1, pump == nil ? Int32(max(1, left * 1000)) : 0)
       if ready < 0 && errno == EINTR { continue }
       if ready <= 0 { continue }
       var chunk = [UInt8](repeating: 0, count: 65536)
