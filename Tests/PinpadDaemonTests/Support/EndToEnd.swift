@@ -302,12 +302,18 @@ final class TestClient {
   @discardableResult
   func sendRaw(_ bytes: [UInt8]) -> Bool {
     var offset = 0
+    // With a daemon in this process, a full socket waits for its loop to turn.
+    let flags = Int32(MSG_NOSIGNAL) | (pump == nil ? 0 : Int32(MSG_DONTWAIT))
     while offset < bytes.count {
       let n = bytes.withUnsafeBytes {
-        Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+        Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, flags)
       }
       if n < 0 {
         if errno == EINTR { continue }
+        if errno == EAGAIN, let pump {
+          pump()
+          continue
+        }
         return false
       }
       offset += n
