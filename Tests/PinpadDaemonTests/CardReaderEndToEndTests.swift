@@ -3,7 +3,8 @@ import Testing
 
 /// SPEC §9.1 and §9.2 through the real daemon: a keypad and a card reader as two inputs
 /// (two recordings; the reader's by its recorded device name, as `CardReader=` names a
-/// device), a real socket client.
+/// device), a real socket client. What needs no process (card_read, card alone, a PIN
+/// before the card, the duress alarm) is in `CardReaderTests`, on the `DaemonHarness`.
 @Suite struct CardReaderEndToEndTests {
   static let card = "7305918264"
   static let readerName = "ACME HID card reader"
@@ -52,79 +53,6 @@ import Testing
       let fragment = String(chars[start..<(start + 6)])
       #expect(!log.contains(fragment), "the log holds \(fragment) of the card")
     }
-  }
-
-  @Test("card+pin: every client sees entry card_read, without a digit, before the PIN")
-  func cardReadEvent() throws {
-    let daemon = try Self.daemon(mode: "card+pin", pin: "1234\n", pinDelay: 2.5)
-    let client = try daemon.connect()
-    let read = try #require(
-      try client.waitFor("entry", timeout: 5) { $0["event"] as? String == "card_read" })
-    #expect(read.message.string("keypad") == "door")
-    #expect(read.message.int("length") == 0)
-    #expect(Set(read.message.keys) == ["type", "keypad", "event", "length"])
-    #expect(!read.before.contains { $0["type"] as? String == "code" })
-    let code = try #require(try client.waitFor("code", timeout: 5))
-    #expect(code.message.string("card") == Self.card)
-    #expect(
-      !code.before.contains { $0["event"] as? String == "card_read" }, "one card_read a card")
-    #expect(daemon.stop() == 0)
-  }
-
-  @Test("card: card_read comes before the code the card is submitted as")
-  func cardReadBeforeCardAlone() throws {
-    let daemon = try Self.daemon(mode: "card", pin: "")
-    let client = try daemon.connect()
-    let code = try #require(try client.waitFor("code", timeout: 5))
-    let events = code.before.compactMap { $0["event"] as? String }
-    #expect(events.last == "card_read", "\(events)")
-    #expect(daemon.stop() == 0)
-  }
-
-  @Test("card+pin: the PIN typed before any card changes nothing; no code goes out")
-  func pinBeforeCard() throws {
-    let daemon = try Self.daemon(mode: "card+pin", pin: "5678\n", pinDelay: 0.01, cardDelay: 1.5)
-    let client = try daemon.connect()
-    // The PIN came first (refused), then the card, which now waits for a PIN.
-    #expect(E2E.waitUntil(timeout: 5) { daemon.log.contains("card read") })
-    #expect(try client.waitFor("code", timeout: 0.5) == nil)
-    #expect(daemon.stop() == 0)
-    #expect(daemon.log.contains("card read, waiting for the PIN"))
-  }
-
-  @Test("card: a card alone is submitted at once, without a code member")
-  func cardAlone() throws {
-    let daemon = try Self.daemon(mode: "card", pin: "")
-    let client = try daemon.connect()
-    let code = try #require(try client.waitFor("code", timeout: 5)).message
-    #expect(code.string("card") == Self.card)
-    #expect(code["code"] == nil)
-    #expect(daemon.stop() == 0)
-  }
-
-  @Test("duress: the verdict, then the alarm, reach every client; bad duress types refused")
-  func duressAlarm() throws {
-    let daemon = try RunningDaemon(recording: E2E.recording("2468\n", firstGap: 0.3))
-    let controller = try daemon.connect()
-    let watcher = try daemon.connect()
-    let code = try #require(try controller.waitFor("code", timeout: 5)).message
-    let id = try #require(code.string("id"))
-    controller.send(json: ["type": "verdict", "id": id, "result": "granted", "duress": "yes"])
-    let error = try #require(try controller.waitFor("error", timeout: 3)).message
-    #expect(error.string("reason") == "verdict \"duress\" must be true or false")
-    controller.send(json: ["type": "verdict", "id": id, "result": "granted", "duress": true])
-    for client in [controller, watcher] {
-      let alarm = try #require(try client.waitFor("alarm", timeout: 3))
-      #expect(alarm.message.string("reason") == "duress")
-      #expect(alarm.message.string("keypad") == "default")
-      #expect(alarm.message.string("id") == id)
-      // The verdict came first, and was an ordinary grant.
-      let verdict = alarm.before.first { $0.string("type") == "verdict" }
-      #expect(verdict?.string("result") == "granted")
-      #expect(verdict?["duress"] == nil)
-    }
-    #expect(daemon.stop() == 0)
-    #expect(daemon.log.contains("duress alarm"))
   }
 
   @Test("the README's card+PIN example passes --check-config as pasted")
