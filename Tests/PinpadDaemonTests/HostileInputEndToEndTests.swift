@@ -5,7 +5,9 @@ import Testing
 
 /// Issue 15: hostile input through the real interfaces: terminal escapes in verdict
 /// messages and configuration files, numbers at the edges of Int64, FIFOs in place of
-/// files, unknown account names, and the small ones.
+/// files, unknown account names, and the small ones. The hostile lockout state files
+/// (numbers at Int64's edges, a corrupt line, a FIFO) are in `LockoutStateTests`, on the
+/// `DaemonHarness`.
 @Suite struct HostileInputEndToEndTests {
   // MARK: 3. A verdict message cannot drive the terminal
 
@@ -53,56 +55,6 @@ import Testing
 
   // MARK: 7. Numbers at the edges never trap
 
-  @Test func aLockoutUntilCenturiesAheadStartsLockedForAtMostLockoutMaxSec() throws {
-    let dir = TempDir()
-    try FileManager.default.createDirectory(
-      atPath: dir.file("state"), withIntermediateDirectories: true)
-    dir.write("state/lockout", "default 0 1 99999999999999\nother 9223372036854775807 0 0\n")
-    let daemon = try RunningDaemon(
-      config: "[Lockout]\nLockoutMaxSec=120\n", recording: E2E.recording("1"), dir: dir)
-    let client = try daemon.connect()
-    #expect(
-      E2E.waitUntil(timeout: 5) {
-        let keypads = (try? client.status())?["keypads"] as? [[String: Any]] ?? []
-        return keypads.contains { $0.string("state") == "locked" }
-      })
-    let keypad = try #require((try client.status()?["keypads"] as? [[String: Any]])?.first)
-    #expect((1...120).contains(keypad.int("locked_seconds") ?? -1), "\(keypad)")
-    #expect(daemon.stop() == 0)
-  }
-
-  @Test func failuresAtInt64MaxThenADenialLocksInsteadOfCrashing() throws {
-    let dir = TempDir()
-    try FileManager.default.createDirectory(
-      atPath: dir.file("state"), withIntermediateDirectories: true)
-    dir.write("state/lockout", "default 9223372036854775807 0 0\n")
-    let daemon = try RunningDaemon(recording: E2E.recording("1234\n", firstGap: 1.0), dir: dir)
-    let client = try daemon.connect()
-    let code = try #require(try client.waitFor("code", timeout: 10)).message
-    client.send(json: ["type": "verdict", "id": code.string("id")!, "result": "denied"])
-    #expect(try client.waitFor("lockout", timeout: 5) != nil)
-    #expect(try client.status() != nil)
-    #expect(daemon.stop() == 0)
-  }
-
-  @Test func aCorruptStateLineIsNotKeptAsAKeypadOnceItsLockEnds() throws {
-    let dir = TempDir()
-    try FileManager.default.createDirectory(
-      atPath: dir.file("state"), withIntermediateDirectories: true)
-    dir.write("state/lockout", "ghost x 1 0\n")
-    let daemon = try RunningDaemon(
-      config: "[Lockout]\nLockoutSec=1\n", recording: E2E.recording("1234\n", firstGap: 2.0),
-      dir: dir)
-    #expect(daemon.log.contains("line 1 is not NAME FAILURES LEVEL UNTIL"))
-    let client = try daemon.connect()
-    let code = try #require(try client.waitFor("code", timeout: 10)).message
-    client.send(json: ["type": "verdict", "id": code.string("id")!, "result": "denied"])
-    #expect(try client.waitFor("verdict", timeout: 5) != nil)
-    #expect(E2E.waitUntil(timeout: 3) { dir.read("state/lockout").contains("default 1 0 0") })
-    #expect(!dir.read("state/lockout").contains("ghost"), "\(dir.read("state/lockout"))")
-    #expect(daemon.stop() == 0)
-  }
-
   @Test func aRecordingTimeOf9223372037SecondsIsRefusedWithItsLine() throws {
     let daemon = try RunningDaemon(
       recording: "E: 9223372037.000000 0001 004f 0001\n", waitForSocket: false)
@@ -149,29 +101,6 @@ import Testing
     #expect(daemon.log.contains("50-fifo.conf: cannot read: not a regular file but a FIFO"))
     let client = try daemon.connect()
     #expect(try client.status() != nil)
-    #expect(daemon.stop() == 0)
-  }
-
-  @Test func aFIFOAsTheStateFileLocksConservativelyAndIsReplacedBySaving() throws {
-    let dir = TempDir()
-    try FileManager.default.createDirectory(
-      atPath: dir.file("state"), withIntermediateDirectories: true)
-    #expect(mkfifo(dir.file("state/lockout"), 0o600) == 0)
-    #expect(mkfifo(dir.file("state/lockout.tmp"), 0o600) == 0)
-    let daemon = try RunningDaemon(
-      config: "[Lockout]\nLockoutSec=1\n", recording: E2E.recording("1234\n", firstGap: 2.5),
-      dir: dir)
-    #expect(daemon.log.contains("not a regular file but a FIFO"), "\(daemon.log)")
-    let client = try daemon.connect()
-    let code = try #require(try client.waitFor("code", timeout: 10)).message
-    client.send(json: ["type": "verdict", "id": code.string("id")!, "result": "denied"])
-    #expect(try client.waitFor("verdict", timeout: 5) != nil)
-    // Never read while it may still be the FIFO: that would block the test.
-    let saved = dir.file("state/lockout")
-    #expect(
-      E2E.waitUntil(timeout: 3) {
-        isRegularFile(saved) && dir.read("state/lockout").contains("default 1 ")
-      })
     #expect(daemon.stop() == 0)
   }
 

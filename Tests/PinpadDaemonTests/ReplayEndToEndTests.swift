@@ -77,40 +77,4 @@ import Testing
     #expect(try client.waitFor("code", timeout: 0.5) == nil)
     #expect(daemon.stop() == 0)
   }
-
-  @Test func deniedMaxFailuresTimesLocksOutAndTheLockoutSurvivesARestart() throws {
-    let dir = TempDir()
-    let config = "[Lockout]\nMaxFailures=2\nLockoutSec=30\n"
-    var daemon = try RunningDaemon(
-      config: config, recording: E2E.recording("1111\n|2222\n", firstGap: 0.6, pause: 0.4),
-      dir: dir)
-    let client = try daemon.connect()
-    for expected in ["1111", "2222"] {
-      let code = try #require(try client.waitFor("code", timeout: 5)).message
-      #expect(code.string("code") == expected)
-      client.send(json: ["type": "verdict", "id": code.string("id")!, "result": "denied"])
-    }
-    let lockout = try #require(try client.waitFor("lockout", timeout: 3)).message
-    #expect(lockout.string("keypad") == "default")
-    #expect(lockout.int("seconds") == 30)
-    // While locked, status gives no failure count (it starts again at 0 with the lockout).
-    let locked = try #require(try client.status())["keypads"] as? [[String: Any]] ?? []
-    #expect(locked.first?.string("state") == "locked")
-    #expect(locked.first?["failures"] == nil, "\(locked)")
-    #expect(daemon.stop() == 0)
-    let stateFiles = try FileManager.default.contentsOfDirectory(atPath: daemon.stateDir)
-    #expect(!stateFiles.isEmpty)
-
-    // Same state folder, a new process: the keypad is still locked and ignores digits.
-    daemon = try RunningDaemon(
-      config: config, recording: E2E.recording("3333\n"), fast: true, dir: dir)
-    let again = try daemon.connect()
-    #expect(try again.waitFor("code", timeout: 1) == nil)
-    let status = try #require(try again.status())
-    let keypads = status["keypads"] as? [[String: Any]] ?? []
-    let pad = try #require(keypads.first { $0.string("name") == "default" })
-    #expect(pad.string("state") == "locked")
-    #expect((pad.int("locked_seconds") ?? 0) > 20)
-    #expect(daemon.stop() == 0)
-  }
 }
