@@ -99,7 +99,7 @@ final class DaemonHarness {
   /// Moves the manual clock on by `seconds`, stopping at every deadline on the way (in
   /// order, as the timer would fire), then settles.
   func advance(_ seconds: Double) {
-    let target = clock.now + .nanoseconds(Int64(seconds * 1e9))
+    let target = clock.now + .nanoseconds(Int64((seconds * 1e9).rounded()))
     var ticks = 0
     while isRunning, ticks < 10_000, let due = daemon.nextDeadline, due <= target {
       if due > clock.now { clock.now = due }
