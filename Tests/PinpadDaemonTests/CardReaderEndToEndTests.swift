@@ -12,6 +12,19 @@ import Testing
   /// A daemon with keypad `door` in `mode`: the keypad types `pin` after `pinDelay`, the
   /// reader types `card` and Enter after `cardDelay`, 10 ms a key as a reader does. The
   /// two inputs have their own timers: the delays keep them apart on a loaded machine.
+  /// Keypad `door` with the reader named `readerName` in `mode`: keypad keys 15 ms apart
+  /// are a burst, refused; the reader's 10 ms are not (its keys are not entry keys).
+  static func config(mode: String) -> String {
+    """
+    [Keypad door]
+    CardReader=name:ACME?HID?card*
+    CardMode=\(mode)
+    [Entry]
+    BurstIntervalSec=0.015
+    Bursts=reject
+    """
+  }
+
   static func daemon(
     mode: String, pin: String, pinDelay: Double = 1.5, cardDelay: Double = 0.3
   ) throws -> RunningDaemon {
@@ -20,14 +33,7 @@ import Testing
       "reader.txt",
       E2E.recording(card + "\n", firstGap: cardDelay, gap: 0.01, keypad: true, name: readerName))
     return try RunningDaemon(
-      config: """
-        [Keypad door]
-        CardReader=name:ACME?HID?card*
-        CardMode=\(mode)
-        [Entry]
-        BurstIntervalSec=0.015
-        Bursts=reject
-        """,
+      config: config(mode: mode),
       recording: E2E.recording(pin, firstGap: pinDelay, gap: 0.08), dir: dir,
       extraArguments: ["--input", "replay:" + reader])
   }

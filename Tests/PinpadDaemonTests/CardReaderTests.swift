@@ -11,15 +11,7 @@ import Testing
   /// Keypad `door` in `mode`, with the same burst rule as the end-to-end tests (keypad
   /// keys 15 ms apart are a burst; the reader's 10 ms are not).
   static func harness(mode: String) throws -> DaemonHarness {
-    try DaemonHarness(
-      config: """
-        [Keypad door]
-        CardReader=name:ACME?HID?card*
-        CardMode=\(mode)
-        [Entry]
-        BurstIntervalSec=0.015
-        Bursts=reject
-        """)
+    try DaemonHarness(config: CardReaderEndToEndTests.config(mode: mode))
   }
 
   @Test("card+pin: every client sees entry card_read, without a digit, before the PIN")
