@@ -145,7 +145,7 @@ arm64_kernel() {
   if [[ ! -f $arm64_initramfs || $here/lib/build-initramfs.sh -nt $arm64_initramfs || $here/lib/init.sh -nt $arm64_initramfs ]]; then
     stamp "building the arm64 initramfs for $v" >&2
     RIG_MODULES_BASE=$dir/kernel RIG_BUSYBOX=$dir/busybox/usr/bin/busybox \
-      RIG_MODULES="virtio_pci 9pnet_virtio 9p overlay evdev xhci-pci usbhid hid-generic" \
+      RIG_MODULES="virtio_pci 9pnet_virtio 9p overlay virtio_blk crc32c_generic ext4 evdev xhci-pci usbhid hid-generic" \
       "$here/lib/build-initramfs.sh" "$v" "$arm64_initramfs"
   fi
 }
@@ -191,7 +191,7 @@ run_case() {
     local sudo=()
     [[ $(id -u) -eq 0 ]] || sudo=(sudo)
     if ! "${sudo[@]}" env RIG_RELEASE="${release:-bookworm}" RIG_ARCH="${arch:-amd64}" \
-      "$here/lib/clean-root.sh" "$run/root" "$scratch" "$root" >"$run/setup.log" 2>&1; then
+      "$here/lib/clean-root.sh" "$run/root.ext4" "$scratch" "$root" >"$run/setup.log" 2>&1; then
       cat "$run/setup.log"
       stamp "case $name: clean root setup failed"
       "${sudo[@]}" rm -rf "$run"
@@ -199,7 +199,9 @@ run_case() {
     fi
     tail -5 "$run/setup.log"
     echo "clean_root_setup=$((SECONDS - t0))" >>"$scratch/timings"
-    extra+=(-virtfs "local,path=$run/root,mount_tag=root,security_model=none,multidevs=remap")
+    # The guest's only disk, /dev/vda. cache=unsafe: the image is thrown away after the
+    # case, so the host need not honour the guest's flushes.
+    extra+=(-drive "file=$run/root.ext4,format=raw,if=virtio,cache=unsafe")
   fi
   local qemu=(qemu-system-x86_64 -accel tcg -m 1024 -smp 1) vmlinuz=/boot/vmlinuz-$kver
   local rd=$initramfs console=ttyS0
@@ -255,7 +257,7 @@ run_case() {
   stamp "case $name: guest exit $rc, host driver exit $driver_rc"
   if [[ ${RIG_KEEP:-} == 1 ]]; then
     stamp "kept $run"
-  elif [[ -d $run/root && $(id -u) -ne 0 ]]; then
+  elif [[ -e $run/root.ext4 && $(id -u) -ne 0 ]]; then
     sudo rm -rf "$run"
   else
     rm -rf "$run"

@@ -1,12 +1,8 @@
 # Sourced by the initramfs /init (busybox sh, PID 1) for cases with `# rig-boot: clean`,
-# once the modules are loaded. The root is the clean Debian 12 that lib/clean-root.sh
-# prepared on the host (QEMU share "root", writable): mount it and the scratch share,
-# then switch_root into its own systemd. Never returns.
-# cache=mmap, not none: with cache=none 9p maps files read-only, so a shared writable
-# mmap (SQLite's WAL index beside serve's access.db) fails as it never would on a
-# device's ext4; mmap mode caches only what is mapped.
-mount -t 9p -o trans=virtio,version=9p2000.L,rw,cache=mmap,msize=262144 root /newroot ||
-  { echo "rig: 9p root mount failed"; poweroff -f; }
+# once the modules are loaded. The root is the clean Debian that lib/clean-root.sh
+# prepared on the host, an ext4 image on the guest's virtio disk (/dev/vda): mount it
+# and the scratch share, then switch_root into its own systemd. Never returns.
+mount -t ext4 -o rw /dev/vda /newroot || { echo "rig: mounting the clean root (/dev/vda) failed"; poweroff -f; }
 mkdir -p "/newroot$scratch"
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 scratch "/newroot$scratch" ||
   { echo "rig: 9p scratch mount failed"; poweroff -f; }

@@ -10,7 +10,9 @@ kver=$1
 out=$2
 here=$(cd "$(dirname "$0")" && pwd)
 # virtio_pci before 9pnet_virtio, or the 9p mount fails with "no channels available".
-wanted=${RIG_MODULES:-virtio_pci 9pnet_virtio 9p overlay evdev uinput xhci-pci usbhid hid-generic bochs uhid hid-cp2112}
+# virtio_blk, crc32c and ext4: a clean case's root is an ext4 disk image (ext4 asks the
+# crypto API for crc32c at mount, and the initramfs has no modprobe to load it then).
+wanted=${RIG_MODULES:-virtio_pci 9pnet_virtio 9p overlay virtio_blk crc32c_generic ext4 evdev uinput xhci-pci usbhid hid-generic bochs uhid hid-cp2112}
 base=()
 [[ -n ${RIG_MODULES_BASE:-} ]] && base=(-b "$RIG_MODULES_BASE")
 
@@ -29,7 +31,8 @@ visit() {
   [[ -n ${seen[$name]:-} ]] && return
   seen[$name]=1
   local file deps dep
-  file=$(modinfo "${base[@]}" -k "$kver" -F filename "$1")
+  file=$(modinfo "${base[@]}" -k "$kver" -F filename "$1") ||
+    { echo "rig: no module $1 in $kver: left out" >&2; return; }
   [[ $file == "(builtin)" || $file == *builtin* ]] && return
   deps=$(modinfo "${base[@]}" -k "$kver" -F depends "$1")
   for dep in ${deps//,/ }; do visit "$dep"; done

@@ -5,20 +5,24 @@
 #     (RIG_RELEASE: bookworm, the default, or trixie; RIG_ARCH: amd64, the default, or
 #     arm64, made through qemu-user-static's binfmt handler), made once and cached as a
 #     tarball in .build/system-tests (Debian's mirror is needed the first time),
-#     extracted into ROOT;
-#  2. the worktree's pinpadd_*_ARCH.deb and pinpadctl_*_ARCH.deb copied to ROOT/root, then
-#     `case.sh setup` run in a
-#     chroot of ROOT (cwd /root; proc, sys, dev and resolv.conf from the host) inside a
-#     mount namespace of its own, so nothing stays mounted when it ends;
-#     (for arm64 the chroot's programs run under qemu-user-static);
+#     extracted into a folder beside IMAGE;
+#  2. the worktree's pinpadd_*_ARCH.deb and pinpadctl_*_ARCH.deb copied to its /root,
+#     then `case.sh setup` run in a chroot of it (cwd /root; proc, sys, dev and
+#     resolv.conf from the host) inside a mount namespace of its own, so nothing stays
+#     mounted when it ends (for arm64 the chroot's programs run under qemu-user-static);
 #  3. the boot: an empty fstab, a machine id, no getty, timers or first-boot prompts,
 #     and rig.target (basic.target + rig-case.service, which runs `case.sh` with its
 #     output on the serial console, /dev/ttyS0 or on arm64 /dev/ttyAMA0, writes the
-#     result file and powers off).
-# lib/boot-clean.sh (in the initramfs) then mounts ROOT over 9p and boots its systemd.
-# Usage: clean-root.sh ROOT SCRATCH WORKTREE
+#     result file and powers off);
+#  4. IMAGE: an ext4 file system made from the folder (`mke2fs -d`, owners and modes
+#     kept; the folder is removed). run.sh gives it to QEMU as a virtio disk and
+#     lib/boot-clean.sh (in the initramfs) boots its systemd from it. A disk, not a 9p
+#     share: dpkg, systemd-tmpfiles and udev walk thousands of files, and each 9p
+#     request is a round trip through the emulated guest (minutes under TCG).
+# Usage: clean-root.sh IMAGE SCRATCH WORKTREE
 set -euo pipefail
-root=$1
+image=$1
+root=$image.d
 scratch=$2
 source=$3
 here=$(cd "$(dirname "$0")" && pwd)
@@ -118,3 +122,9 @@ After=basic.target
 AllowIsolate=yes
 EOT
 ln -sf /etc/systemd/system/rig.target "$root/etc/systemd/system/default.target"
+
+# The disk: what the root holds, plus room for the case (journal, logs, access.db).
+size_mib=$(($(du -sm "$root" | cut -f1) + 512))
+rm -f "$image"
+mke2fs -q -t ext4 -L rig-root -E nodiscard -d "$root" "$image" "${size_mib}M"
+rm -rf "$root"
