@@ -11,12 +11,13 @@
 # the chip going away is one log line and a status field, and its return re-locks;
 # SIGTERM in a pulse locks before exit; after SIGKILL a restart drives locked first;
 # no digit of the PINs in any log or non-code message.
-# Figures: grant-to-relay latency p50/p99 over $GRANTS grants, contact-to-event latency.
+# Figures: grant-to-relay latency p50/p90/max over $GRANTS grants (30: each is a typed
+# PIN and a 0.5 s pulse, 2.3 s under a loaded CI), contact-to-event latency.
 . "$RIG_LIB/guest.sh"
 groupadd -r pinpadd || rig_fail "groupadd"
 rig_install_rules
 rig_start_udevd
-GRANTS=${DOOR_GRANTS:-100}
+GRANTS=30
 run=/tmp/pinpadd
 mkdir -p $run
 log=$RIG_SCRATCH/daemon.log
@@ -213,7 +214,8 @@ for g in grants[1:]:  # the first grant is the pulse-length check above
 lat.sort()
 p = lambda q: lat[min(len(lat) - 1, int(q * len(lat)))]
 print("grant_to_relay_ms_p50=%.1f" % p(0.5))
-print("grant_to_relay_ms_p99=%.1f" % p(0.99))
+print("grant_to_relay_ms_p90=%.1f" % p(0.9))
+print("grant_to_relay_ms_max=%.1f" % lat[-1])
 print("grant_to_relay_count=%d" % len(lat))
 PY
 
