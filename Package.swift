@@ -64,20 +64,24 @@ let package = Package(
     .executableTarget(
       name: "pinpadd-bench-frames", dependencies: ["PinpadScreen"], path: "bench/frames"),
 
+    // What the test targets share: temp folders, bounded waits, programs, the pty.
+    .target(
+      name: "PinpadTestSupport", dependencies: ["PinpadSystem"], path: "Tests/PinpadTestSupport"),
     // A few presenter and untrusted-text tests check the console frames they give.
     .testTarget(name: "PinpadCoreTests", dependencies: ["PinpadCore", "PinpadScreen"]),
     .testTarget(name: "PinpadControlCoreTests", dependencies: ["PinpadControlCore", "PinpadCore"]),
     .testTarget(
       name: "PinpadScreenTests", dependencies: ["PinpadScreen", "PinpadCore"],
       resources: [.copy("Goldens")]),
-    .testTarget(name: "PinpadSystemTests", dependencies: ["PinpadSystem"]),
+    .testTarget(name: "PinpadSystemTests", dependencies: ["PinpadSystem", "PinpadTestSupport"]),
     .testTarget(name: "PinpadProgramTests", dependencies: ["PinpadProgram", "PinpadCore"]),
-    .testTarget(name: "PinpadInputTests", dependencies: ["PinpadInput", "PinpadSystem"]),
+    .testTarget(
+      name: "PinpadInputTests", dependencies: ["PinpadInput", "PinpadSystem", "PinpadTestSupport"]),
     .testTarget(
       name: "PinpadDaemonTests",
       dependencies: [
         "PinpadDaemon", "PinpadControl", "PinpadControlCore", "PinpadProgram", "PinpadSystem",
-        "PinpadInput", "PinpadScreen",
+        "PinpadInput", "PinpadScreen", "PinpadTestSupport",
       ]),
   ],
   swiftLanguageModes: [.v6]

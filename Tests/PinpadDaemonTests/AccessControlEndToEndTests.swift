@@ -3,6 +3,7 @@ import Glibc
 import PinpadControlCore
 import PinpadCore
 import PinpadSystem
+import PinpadTestSupport
 import Testing
 
 /// A listening Unix socket that speaks the daemon's side of the protocol to one client

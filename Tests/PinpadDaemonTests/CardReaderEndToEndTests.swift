@@ -1,4 +1,5 @@
 import Foundation
+import PinpadTestSupport
 import Testing
 
 /// SPEC §9.1 and §9.2 through the real daemon: a keypad and a card reader as two inputs

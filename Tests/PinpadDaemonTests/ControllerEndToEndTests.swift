@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PinpadTestSupport
 import Testing
 
 /// `pinpadctl serve --codes FILE` and `pinpadctl hash` (SPEC §4.4, issue 4).

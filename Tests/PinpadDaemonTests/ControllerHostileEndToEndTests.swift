@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PinpadTestSupport
 import Testing
 
 /// `pinpadctl serve` and `serve --mqtt` against hostile peers (issue 26): its own

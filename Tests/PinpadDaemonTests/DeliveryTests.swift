@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PinpadTestSupport
 import Testing
 
 /// SPEC §4.4: held codes, dropped codes, verdict timeouts, first verdict wins. The real

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PinpadTestSupport
 import Testing
 
 /// SPEC §10 on the host, where no GPIO chip exists: a line that cannot be had fails the

@@ -6,6 +6,7 @@ import PinpadInput
 import PinpadProgram
 import PinpadScreen
 import PinpadSystem
+import PinpadTestSupport
 import Testing
 
 /// Issue 14: what a new user meets on the first run — `make run` on a terminal, the

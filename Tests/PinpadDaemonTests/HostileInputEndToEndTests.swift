@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import PinpadSystem
+import PinpadTestSupport
 import Testing
 
 /// Issue 15: hostile input through the real interfaces: terminal escapes in verdict
@@ -12,7 +13,7 @@ import Testing
   // MARK: 3. A verdict message cannot drive the terminal
 
   @Test func aVerdictMessageIsCleanedAndCutBeforeTheConsoleShowsIt() throws {
-    let pty = try DisplayTerminal(columns: 60)
+    let pty = try PseudoTerminal(columns: 60, openFollower: false)
     let daemon = try RunningDaemon(
       recording: E2E.recording("1234\n", firstGap: 1.5), display: "console:" + pty.followerPath)
     let client = try daemon.connect()
@@ -161,7 +162,7 @@ import Testing
     #expect(mkfifo(fifo, 0o600) == 0)
     let listener = try #require(boundUnixSocket(dir.file("socket.conf")))
     defer { listener.close() }
-    let terminal = try DisplayTerminal(columns: 80)
+    let terminal = try PseudoTerminal(columns: 80, openFollower: false)
     let refused: [(path: String, message: String)] = [
       (fifo, "not a regular file but a FIFO"),
       (dir.path, "not a regular file but a directory"),
@@ -274,48 +275,4 @@ func boundUnixSocket(_ path: String) -> OpenDescriptor? {
 func isRegularFile(_ path: String) -> Bool {
   var info = stat()
   return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
-}
-
-/// A pseudo-terminal of a given width: the daemon draws on its follower side (by
-/// path), the test reads the leader.
-final class DisplayTerminal {
-  private let leaderSide: OwnedDescriptor
-  var leader: Int32 { leaderSide.fd.rawValue }
-  let followerPath: String
-
-  init(columns: UInt16) throws {
-    // posix_openpt and friends need _XOPEN_SOURCE, which the Glibc module lacks.
-    typealias Open = @convention(c) (Int32) -> Int32
-    typealias Name = @convention(c) (Int32) -> UnsafeMutablePointer<CChar>?
-    func symbol<T>(_ name: String, as: T.Type) -> T {
-      unsafeBitCast(dlsym(UnsafeMutableRawPointer(bitPattern: 0), name)!, to: T.self)
-    }
-    leaderSide = OwnedDescriptor(taking: symbol("posix_openpt", as: Open.self)(O_RDWR | O_NOCTTY))
-    let leader = leaderSide.fd.rawValue
-    guard leader >= 0, symbol("grantpt", as: Open.self)(leader) == 0,
-      symbol("unlockpt", as: Open.self)(leader) == 0,
-      let name = symbol("ptsname", as: Name.self)(leader)
-    else { throw ClientError("no pseudo-terminal") }
-    followerPath = String(cString: name)
-    var size = winsize(ws_row: 24, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0)
-    _ = ioctl(leader, UInt(TIOCSWINSZ), &size)
-    _ = fcntl(leader, F_SETFL, fcntl(leader, F_GETFL) | O_NONBLOCK)
-  }
-
-  /// Everything written so far, read until nothing more came for `settle` seconds.
-  func readAvailable(settle: Double) -> String {
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    var quietSince = E2E.now()
-    while E2E.now() - quietSince < settle {
-      let n = read(leader, &chunk, chunk.count)
-      if n > 0 {
-        bytes += chunk[0..<n]
-        quietSince = E2E.now()
-      } else {
-        E2E.sleep(0.02)
-      }
-    }
-    return String(decoding: bytes, as: UTF8.self)
-  }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import PinpadSystem
+import PinpadTestSupport
 import Testing
 
 /// SPEC §1: exit codes, signals, configuration errors and reloads of the real binary.

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PinpadTestSupport
 import Testing
 
 /// Figures for the MQTT bridge (printed, nothing asserted about speed): the verdict

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PinpadTestSupport
 import Testing
 
 /// `pinpadctl mqtt` against a real Mosquitto on loopback, every SPEC §8.1/§8.2 line

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import PinpadSystem
+import PinpadTestSupport
 import Testing
 
 /// `pinpadctl mqtt` against hostile MQTT peers (issue 26, SPEC §8.2): verdicts for the

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PinpadTestSupport
 import Testing
 
 /// The bridge's door topics (SPEC §10) against a real Mosquitto on loopback. The

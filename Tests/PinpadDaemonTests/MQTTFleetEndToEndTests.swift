@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PinpadTestSupport
 import Testing
 
 /// `pinpadctl serve --codes FILE --mqtt`: one controller for every device on a broker.

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PinpadTestSupport
 import Testing
 
 /// `pinpadctl mqtt` refusing bad configuration (exit 78, FILE:LINE) and bad brokers

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import PinpadSystem
+import PinpadTestSupport
 import Testing
 
 /// sd_notify (systemd Type=notify): READY=1, a STATUS= line as each code is checked and

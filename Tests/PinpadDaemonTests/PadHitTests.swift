@@ -1,15 +1,10 @@
 import Glibc
 import PinpadCore
 import PinpadScreen
+import PinpadTestSupport
 import Testing
 
 @testable import PinpadDaemon
-
-private func snapshotDirectory() -> String {
-  var template = Array("/tmp/pinpadd-padhit-XXXXXX".utf8CString)
-  _ = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-  return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-}
 
 private func keypadModel(_ cells: [UInt8] = ScrambledLayout.phone) -> ScreenModel {
   var model = ScreenModel()
@@ -18,10 +13,9 @@ private func keypadModel(_ cells: [UInt8] = ScrambledLayout.phone) -> ScreenMode
 }
 
 @Test func snapshotDisplayFindsEveryDrawnKeyAtItsCentre() throws {
-  let directory = snapshotDirectory()
-  defer { _ = system("rm -rf '\(directory)'") }
+  let directory = TempDir(prefix: "pinpadd-padhit")
   let display = try SnapshotDisplay(
-    directory: directory, width: 800, height: 480, font: .builtin, format: .ppm)
+    directory: directory.path, width: 800, height: 480, font: .builtin, format: .ppm)
   #expect(display.padKey(atX: 400, y: 240) == nil)  // nothing drawn yet
   display.show(keypadModel([3, 1, 4, 0, 5, 9, 2, 6, 8, 7]))
   let layout = try #require(display.layout)

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PinpadTestSupport
 import Testing
 
 /// SPEC §4.3 and issue 4 where only the process shows it: clients that vanish mid-write

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PinpadTestSupport
 import Testing
 
 /// Recordings replayed into the real daemon; a client on the real socket sees the

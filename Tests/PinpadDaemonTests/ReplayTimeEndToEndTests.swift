@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PinpadTestSupport
 import Testing
 
 /// `--input replay-fast:` stamps keys with their recorded offsets: the core's time runs

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PinpadTestSupport
 import Testing
 
 /// The fleet controller's use counters (SPEC §9.4, §9.5, issue 22): two devices

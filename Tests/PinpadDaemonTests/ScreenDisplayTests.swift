@@ -3,6 +3,7 @@ import Glibc
 import PinpadCore
 import PinpadScreen
 import PinpadSystem
+import PinpadTestSupport
 import Testing
 
 @testable import PinpadDaemon
@@ -149,14 +150,8 @@ private func entering(_ filled: Int) -> ScreenModel {
 
 @Suite struct SnapshotDisplayTests {
   @Test func writesEachFrameAsANumberedPNG() throws {
-    var template = Array("/tmp/pinpadd-snap-XXXXXX".utf8CString)
-    _ = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-    let dir = String(
-      decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    defer {
-      for n in 1...3 { unlink(dir + "/frame-00000\(n).png") }
-      rmdir(dir)
-    }
+    let folder = TempDir(prefix: "pinpadd-snap")
+    let dir = folder.path
     let display = try SnapshotDisplay(directory: dir, width: 320, height: 240, font: .builtin)
     display.show(ScreenModel())
     display.show(entering(1))

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import PinpadSystem
+import PinpadTestSupport
 import Testing
 
 /// SPEC §7 and §5: no digit of a code in logs, files, argv, the environment, or on a
@@ -112,98 +113,5 @@ import Testing
     #expect(text.contains("The service is not answering"), "no unavailable screen in:\n\(text)")
     #expect(!text.contains("9") && !text.contains("8"), "a digit of the code on screen:\n\(text)")
     #expect(raw.hasSuffix("\u{1B}[?25h"), "the cursor was not given back")
-  }
-}
-
-/// A pseudo-terminal pair (posix_openpt): the daemon writes to the follower side, the
-/// test reads the leader side.
-final class PseudoTerminal {
-  private let leaderSide: OwnedDescriptor
-  var leader: Int32 { leaderSide.fd.rawValue }
-  private(set) var follower: FileHandle?
-
-  init() throws {
-    // posix_openpt and friends need _XOPEN_SOURCE, which the Glibc module lacks.
-    typealias Open = @convention(c) (Int32) -> Int32
-    typealias Name = @convention(c) (Int32) -> UnsafeMutablePointer<CChar>?
-    func symbol<T>(_ name: String, as: T.Type) -> T {
-      unsafeBitCast(dlsym(UnsafeMutableRawPointer(bitPattern: 0), name)!, to: T.self)
-    }
-    let openpt = symbol("posix_openpt", as: Open.self)
-    let grantpt = symbol("grantpt", as: Open.self)
-    let unlockpt = symbol("unlockpt", as: Open.self)
-    let ptsname = symbol("ptsname", as: Name.self)
-    leaderSide = OwnedDescriptor(taking: openpt(O_RDWR | O_NOCTTY))
-    let leader = leaderSide.fd.rawValue
-    guard leader >= 0, grantpt(leader) == 0, unlockpt(leader) == 0, let name = ptsname(leader)
-    else { throw ClientError("no pseudo-terminal") }
-    let fd = open(name, O_RDWR | O_NOCTTY)
-    guard fd >= 0 else { throw ClientError("cannot open \(String(cString: name))") }
-    follower = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
-  }
-
-  deinit { closeFollower() }
-
-  /// Drops the test's copy of the follower so reads end when the program exits.
-  func closeFollower() {
-    try? follower?.close()
-    follower = nil
-  }
-
-  /// Starts `program` with this terminal as its standard input, output and error (error
-  /// to `stderr` when given), then drops the test's follower. The caller kills it if it
-  /// is still running at the end.
-  func start(_ program: String, _ arguments: [String], stderr: FileHandle? = nil) throws
-    -> Process
-  {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: program)
-    process.arguments = arguments
-    process.standardInput = follower
-    process.standardOutput = follower
-    process.standardError = stderr ?? follower
-    try process.run()
-    closeFollower()
-    return process
-  }
-
-  /// Writes `text` as if typed.
-  func type(_ text: String) {
-    let bytes = Array(text.utf8)
-    _ = bytes.withUnsafeBytes { write(leader, $0.baseAddress, $0.count) }
-  }
-
-  /// Everything the program wrote until it closed the terminal or `timeout` passed.
-  func readAll(timeout: Double, until stop: (String) -> Bool = { _ in false }) -> String {
-    var data: [UInt8] = []
-    let end = E2E.now() + timeout
-    while E2E.now() < end {
-      var pfd = pollfd(fd: leader, events: Int16(POLLIN), revents: 0)
-      let ready = poll(&pfd, 1, 50)
-      if ready <= 0 { continue }
-      var chunk = [UInt8](repeating: 0, count: 4096)
-      let n = read(leader, &chunk, chunk.count)
-      if n <= 0 { break }  // EIO: every follower descriptor is closed
-      data += chunk[0..<n]
-      if stop(String(decoding: data, as: UTF8.self)) { break }
-    }
-    return String(decoding: data, as: UTF8.self)
-  }
-
-  /// `text` without ANSI escape sequences (CSI and two-byte ESC sequences).
-  static func strippingEscapes(_ text: String) -> String {
-    var out = ""
-    var scalars = text.unicodeScalars.makeIterator()
-    while let s = scalars.next() {
-      guard s == "\u{1B}" else {
-        out.unicodeScalars.append(s)
-        continue
-      }
-      guard let kind = scalars.next() else { break }
-      if kind == "[" {
-        while let c = scalars.next(), !(0x40...0x7E).contains(c.value) {}
-      }
-    }
-    return out
   }
 }

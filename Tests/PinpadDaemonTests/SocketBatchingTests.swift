@@ -3,6 +3,7 @@ import Glibc
 import PinpadCore
 import PinpadProgram
 import PinpadSystem
+import PinpadTestSupport
 import Testing
 
 @testable import PinpadDaemon

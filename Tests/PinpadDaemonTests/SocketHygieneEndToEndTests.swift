@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PinpadTestSupport
 import Testing
 
 /// Issue 15: the socket and the process under pressure: who is admitted, what stays in

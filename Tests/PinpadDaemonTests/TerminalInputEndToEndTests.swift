@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PinpadTestSupport
 import Testing
 
 /// `--input terminal` on a real pseudo-terminal: what a newcomer does with `make run`.

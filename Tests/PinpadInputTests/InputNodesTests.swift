@@ -2,40 +2,19 @@ import Glibc
 import PinpadCore
 import PinpadInput
 import PinpadSystem
+import PinpadTestSupport
 import Testing
 
-/// A temporary folder standing in for /dev/input.
-private final class FakeInputDirectory {
-  let path: String
-
-  init(files: [String]) {
-    var template = Array("/tmp/pinpadd-input-XXXXXX".utf8CString)
-    path = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
-    for name in files {
-      var file = OwnedDescriptor(
-        taking: open(path + "/" + name, O_CREAT | O_WRONLY | O_CLOEXEC, 0o600))
-      let fd = file.fd.rawValue
-      file.close()
-    }
-  }
-
-  deinit {
-    if let dir = opendir(path) {
-      while let entry = readdir(dir) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-          String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-        }
-        if name != "." && name != ".." { unlink(path + "/" + name) }
-      }
-      closedir(dir)
-    }
-    rmdir(path)
-  }
+/// A temporary folder standing in for /dev/input, with these (empty) files.
+private func fakeInputDirectory(files: [String]) -> TempDir {
+  let dir = TempDir(prefix: "pinpadd-input")
+  for name in files { dir.write(name, "") }
+  return dir
 }
 
 @Suite struct InputNodesTests {
   @Test func onlyEventNodesAreListedInNumericOrder() {
-    let dir = FakeInputDirectory(files: ["event10", "event2", "mouse0", "js0", "eventX", "event0"])
+    let dir = fakeInputDirectory(files: ["event10", "event2", "mouse0", "js0", "eventX", "event0"])
     #expect(
       inputEventNodes(in: dir.path) == [
         dir.path + "/event0", dir.path + "/event2", dir.path + "/event10",
@@ -47,7 +26,7 @@ private final class FakeInputDirectory {
   }
 
   @Test func aNodeThatIsNotAnEvdevDeviceIsUndescribed() {
-    let dir = FakeInputDirectory(files: ["event0"])
+    let dir = fakeInputDirectory(files: ["event0"])
     #expect(describeInputNode(dir.path + "/event0", udevDevices: []) == nil)
   }
 

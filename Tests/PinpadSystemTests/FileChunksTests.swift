@@ -1,33 +1,17 @@
 import Glibc
 import PinpadSystem
+import PinpadTestSupport
 import Testing
 
 /// `FileSystem.readChunks`, which the replay reads its recording with: real files, a
 /// real FIFO, the size limit.
 @Suite struct FileChunksTests {
-  let dir: String
+  let folder = TempDir(prefix: "pinpadd-chunks")
+  var dir: String { folder.path }
 
-  init() {
-    var template = Array("/tmp/pinpadd-chunks-XXXXXX".utf8CString)
-    dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
-  }
-
-  func cleanUp() {
-    for name in ["f", "empty", "fifo", "big"] { unlink(dir + "/" + name) }
-    rmdir(dir)
-  }
-
-  func write(_ name: String, _ bytes: [UInt8]) -> String {
-    let path = dir + "/" + name
-    var file = OwnedDescriptor(taking: open(path, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0o600))
-    let fd = file.fd.rawValue
-    _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-    file.close()
-    return path
-  }
+  func write(_ name: String, _ bytes: [UInt8]) -> String { folder.write(name, bytes: bytes) }
 
   @Test func theChunksTogetherAreTheFileAndNoneIsLargerThanAsked() throws {
-    defer { cleanUp() }
     let bytes = (0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
     let path = write("f", bytes)
     var read: [UInt8] = []
@@ -52,7 +36,6 @@ import Testing
   }
 
   @Test func aFIFOAMissingFileAndAFileOverTheLimitAreErrorsNamingThePath() {
-    defer { cleanUp() }
     let fifo = dir + "/fifo"
     #expect(mkfifo(fifo, 0o600) == 0)
     #expect {
@@ -100,7 +83,6 @@ import Testing
   }
 
   @Test func aDirectoryAndASocketAreRefused() throws {
-    defer { cleanUp() }
     #expect {
       try FileSystem.readChunks(dir) { _ in true }
     } throws: { error in

@@ -1,5 +1,6 @@
 import Foundation
 import PinpadCore
+import PinpadTestSupport
 import Testing
 
 /// Lockout state on the harness: a state file in place before the daemon starts (read

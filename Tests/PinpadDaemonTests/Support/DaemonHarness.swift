@@ -2,6 +2,7 @@ import Foundation
 import PinpadCore
 import PinpadProgram
 import PinpadSystem
+import PinpadTestSupport
 import Testing
 
 @testable import PinpadDaemon

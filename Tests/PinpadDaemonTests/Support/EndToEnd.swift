@@ -2,11 +2,12 @@ import Foundation
 import Glibc
 import PinpadCore
 import PinpadSystem
+import PinpadTestSupport
 import Testing
 
 /// Helpers for tests that drive the real `pinpadd` and `pinpadctl` binaries over real
 /// Unix sockets. Every wait is bounded; every process is killed on every path.
-enum E2E {
+extension E2E {
   /// The folder holding the built binaries: $PINPADD_BIN_DIR, or the folder of the
   /// test bundle (`swift test` builds the executables next to it).
   static let binDirectory: String = {
@@ -19,28 +20,6 @@ enum E2E {
 
   static var pinpadd: String { binDirectory + "/pinpadd" }
   static var pinpadctl: String { binDirectory + "/pinpadctl" }
-
-  static let ignorePipes: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
-
-  /// Monotonic seconds.
-  static func now() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-  }
-
-  static func sleep(_ seconds: Double) { usleep(UInt32(seconds * 1e6)) }
-
-  /// Polls `condition` every 10 ms until it holds or `timeout` passes.
-  @discardableResult
-  static func waitUntil(timeout: Double, _ condition: () -> Bool) -> Bool {
-    let end = now() + timeout
-    while now() < end {
-      if condition() { return true }
-      sleep(0.01)
-    }
-    return condition()
-  }
 
   /// A recording typing `keys`: digits as KEY_n (or KEY_KPn with `keypad`), `\n` Enter,
   /// `E` KEY_KPENTER, `<` Backspace, `|` a pause of `pause` seconds before the next key.
@@ -68,96 +47,6 @@ enum E2E {
       nextGap = gap
     }
     return EvemuWriter.keyPresses(presses, name: name)
-  }
-}
-
-/// A temporary folder, removed with everything in it when dropped.
-final class TempDir {
-  let path: String
-  init() {
-    var template = Array("/tmp/pinpadd-e2e-XXXXXX".utf8CString)
-    let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-    precondition(made != nil, "mkdtemp failed")
-    path = String(
-      decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-  }
-  deinit { try? FileManager.default.removeItem(atPath: path) }
-
-  func file(_ name: String) -> String { path + "/" + name }
-
-  @discardableResult
-  func write(_ name: String, _ text: String) -> String {
-    let p = file(name)
-    _ = FileManager.default.createFile(atPath: p, contents: Data(text.utf8))
-    return p
-  }
-
-  func read(_ name: String) -> String {
-    (try? String(contentsOfFile: file(name), encoding: .utf8)) ?? ""
-  }
-}
-
-/// Output of a finished program.
-struct Finished {
-  var status: Int32
-  var stdout: String
-  var stderr: String
-}
-
-/// Runs a program to completion (killed after `timeout` seconds), with `input` on stdin.
-func runProgram(
-  _ path: String, _ arguments: [String], input: String? = nil, timeout: Double = 10,
-  environment: [String: String]? = nil
-) throws -> Finished {
-  _ = E2E.ignorePipes
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: path)
-  process.arguments = arguments
-  if let environment { process.environment = environment }
-  let out = Pipe()
-  let err = Pipe()
-  let inp = Pipe()
-  process.standardOutput = out
-  process.standardError = err
-  process.standardInput = inp
-  try process.run()
-  // Read both pipes on their own threads so a chatty program cannot block.
-  let outData = Collector(out.fileHandleForReading)
-  let errData = Collector(err.fileHandleForReading)
-  // A program may exit without reading its input (a refused argument): the write then
-  // fails with EPIPE, which is the program's business, not a crash of the test process
-  // (FileHandle.write(_:) traps on it).
-  if let input { try? inp.fileHandleForWriting.write(contentsOf: Data(input.utf8)) }
-  try? inp.fileHandleForWriting.close()
-  if !E2E.waitUntil(timeout: timeout, { !process.isRunning }) {
-    kill(process.processIdentifier, SIGKILL)
-    process.waitUntilExit()
-    Issue.record("\(path) \(arguments) did not finish within \(timeout) s")
-  }
-  process.waitUntilExit()
-  return Finished(
-    status: process.terminationStatus, stdout: outData.wait(), stderr: errData.wait())
-}
-
-/// Reads a file handle to its end on a background thread.
-final class Collector: @unchecked Sendable {
-  private let lock = NSLock()
-  private var data = Data()
-  private let done = DispatchSemaphore(value: 0)
-  init(_ handle: FileHandle) {
-    Thread.detachNewThread { [self] in
-      let all = handle.readDataToEndOfFile()
-      lock.lock()
-      data = all
-      lock.unlock()
-      done.signal()
-    }
-  }
-  func wait(timeout: Double = 5) -> String {
-    _ = done.wait(timeout: .now() + timeout)
-    lock.lock()
-    defer { lock.unlock() }
-    return String(decoding: data, as: UTF8.self)
   }
 }
 
@@ -401,49 +290,7 @@ final class TestClient {
   }
 }
 
-struct ClientError: Error, CustomStringConvertible {
-  var description: String
-  init(_ description: String) { self.description = description }
-}
-
 extension Dictionary where Key == String, Value == Any {
   func string(_ key: String) -> String? { self[key] as? String }
   func int(_ key: String) -> Int? { (self[key] as? NSNumber)?.intValue }
-}
-
-/// A background program, killed when dropped.
-final class RunningProcess {
-  let process = Process()
-  let stdout: Collector
-  let stderr: Collector
-
-  init(_ path: String, _ arguments: [String], environment: [String: String]? = nil) throws {
-    _ = E2E.ignorePipes
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    if let environment { process.environment = environment }
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    stdout = Collector(out.fileHandleForReading)
-    stderr = Collector(err.fileHandleForReading)
-  }
-
-  deinit { kill() }
-
-  var pid: Int32 { process.processIdentifier }
-
-  /// Sends `signal`; SIGKILL follows when the process is still there after 5 s.
-  func kill(_ signal: Int32 = SIGKILL) {
-    guard process.isRunning else { return }
-    _ = Glibc.kill(process.processIdentifier, signal)
-    if !E2E.waitUntil(timeout: 5, { !process.isRunning }) {
-      Issue.record("\(process.executableURL?.path ?? "?") ignored signal \(signal)")
-      _ = Glibc.kill(process.processIdentifier, SIGKILL)
-    }
-    process.waitUntilExit()
-  }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import PinpadProgram
 import PinpadSystem
+import PinpadTestSupport
 import Testing
 
 /// A real Mosquitto broker on loopback, started by the test: a plain listener, and a
