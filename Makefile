@@ -167,7 +167,7 @@ listen:
 # The Swift tests alone: every suite, with every close(2) watched for double closes.
 check: deps
 	$(SWIFT) build --build-tests
-	tests/double-close/run.sh $(SWIFT) test --skip-build
+	tests/double-close/run.sh tools/swift-tests.sh
 
 # Every piece of `make test`, side by side where both cores stay busy (tools/test-all.sh
 # says which): the debug build and its Swift tests, the bench smoke, the unit checks,
@@ -198,8 +198,9 @@ fuzz:
 # mlock(2) into a no-op, so no page is ever locked).
 test-asan: deps
 	$(SWIFT) build --build-tests --build-path .build/asan -Xswiftc -sanitize=address -Xcc -fsanitize=address
-	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --build-path .build/asan \
-	  --skip 'pagesAreLockedWhileAnEntryIsOpen|secretBuffersAreLocked|bridgeBufferIsLocked'
+	ASAN_OPTIONS=detect_leaks=0 \
+	  SWIFT_TEST_SKIP='pagesAreLockedWhileAnEntryIsOpen|secretBuffersAreLocked|bridgeBufferIsLocked' \
+	  tools/swift-tests.sh .build/asan/debug/pinpaddPackageTests.xctest
 
 # Only the QEMU system tests (a real kernel with USB keyboards, udev and a framebuffer;
 # clean-system installs the package that `make deb` builds).
