@@ -10,12 +10,14 @@
 # kept in .build/bench/ (delete it to make them again).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-SWIFT=${SWIFT:-swift}
-# The Makefile's RELEASE_FLAGS (other flags would rebuild what `make release` built).
-RELEASE_FLAGS=(-c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now
-  -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs)
-"$SWIFT" build "${RELEASE_FLAGS[@]}" --product pinpadctl >&2
-PINPADCTL=$("$SWIFT" build "${RELEASE_FLAGS[@]}" --show-bin-path)/pinpadctl
+# BENCH_BIN: the release binaries' folder (bench/run.sh sets it: `make bench` built
+# them). Run alone, it builds them the Makefile's way first.
+if [ -z "${BENCH_BIN:-}" ]; then
+  make -s --no-print-directory release >&2
+  BENCH_BIN=.build/release
+fi
+PINPADCTL=$BENCH_BIN/pinpadctl
+[ -x "$PINPADCTL" ] || { echo "serve.sh: no $PINPADCTL" >&2; exit 66; }
 CACHE=.build/bench
 mkdir -p "$CACHE"
 exec python3 - "$PINPADCTL" "$CACHE" <<'PY'
