@@ -1,6 +1,21 @@
 import Foundation
 import Glibc
-import Testing
+
+// Only test builds can import Testing; `swift build` (the release build for the
+// packages, too) compiles this target without it.
+#if canImport(Testing)
+  import Testing
+#endif
+
+/// A failure the test cannot return: an issue of the running test, or in a build without
+/// Swift Testing a line on standard error.
+func recordFailure(_ text: String) {
+  #if canImport(Testing)
+    Issue.record(Comment(rawValue: text))
+  #else
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+  #endif
+}
 
 /// Output of a finished program.
 public struct Finished: Sendable {
@@ -42,7 +57,7 @@ public func runProgram(
   if !E2E.waitUntil(timeout: timeout, { !process.isRunning }) {
     kill(process.processIdentifier, SIGKILL)
     process.waitUntilExit()
-    Issue.record("\(path) \(arguments) did not finish within \(timeout) s")
+    recordFailure("\(path) \(arguments) did not finish within \(timeout) s")
   }
   process.waitUntilExit()
   return Finished(
@@ -104,7 +119,7 @@ public final class RunningProcess {
     guard process.isRunning else { return }
     _ = Glibc.kill(process.processIdentifier, signal)
     if !E2E.waitUntil(timeout: 5, { !process.isRunning }) {
-      Issue.record("\(process.executableURL?.path ?? "?") ignored signal \(signal)")
+      recordFailure("\(process.executableURL?.path ?? "?") ignored signal \(signal)")
       _ = Glibc.kill(process.processIdentifier, SIGKILL)
     }
     process.waitUntilExit()
