@@ -33,7 +33,7 @@ extension Daemon {
       case .relay(let door, let unlocked):
         doorLines?.drive(door, unlocked: unlocked)
         doors.relayDriven(door: door, unlocked: unlocked, now: clock())
-      case .broadcast(let line): server?.broadcast(line)
+      case .broadcast(let message): broadcast(message)
       case .log(let level, let line): log.log(level, line)
       }
     }
@@ -42,11 +42,11 @@ extension Daemon {
   /// A client's `open`: the door, or an error reply naming no code or secret.
   func openDoor(_ name: String, from client: SocketClient) {
     guard let machine = doors.machine(name) else {
-      server?.send(DaemonMessage.error("no door named \(name)"), to: client)
+      reply(.error("no door named \(name)"), to: client)
       return
     }
     guard machine.linesHeld else {
-      server?.send(DaemonMessage.error("door \(name): its GPIO lines are lost"), to: client)
+      reply(.error("door \(name): its GPIO lines are lost"), to: client)
       return
     }
     let effects = doors.remoteOpen(door: name, now: clock()) ?? []

@@ -45,6 +45,8 @@ public final class Daemon {
   var exitCode: Int32 = 0
   /// Where `code` lines are built (see `sendCode`).
   private var codeLine: [UInt8] = []
+  /// Every other line is encoded here, as it goes out (`broadcast`, `reply`).
+  private var lines = OutgoingLines()
   /// `send`'s effect buffer, emptied after each event and kept, so an event allocates
   /// no array.
   private var effects: [Effect] = []
@@ -189,9 +191,9 @@ public final class Daemon {
 
   private func perform(_ effect: Effect) {
     switch effect {
-    case .broadcast(let line): server?.broadcast(line)
-    case .reply(let serial, let line):
-      if let client = server?.client(serial: serial) { server?.send(line, to: client) }
+    case .broadcast(let message): broadcast(message)
+    case .reply(let serial, let message):
+      if let client = server?.client(serial: serial) { reply(message, to: client) }
     case .sendCode(let id, let keypad, let digits, let card):
       let sent = sendCode(id: id, keypad: keypad, digits: digits, card: card)
       send(.codeSent(id: id, clients: sent, connected: server?.count ?? 0))
@@ -207,6 +209,7 @@ public final class Daemon {
     case .notify(let line): Systemd.notify(line)
     case .log(let level, let line): log.log(level, line)
     case .reconfigure(let config):
+      lines.forget()
       if let console = display as? ConsoleDisplay {
         console.hint = DisplaySetup.hint(
           display, terminalInput: options.inputs.contains(.terminal), config.entry)
@@ -216,6 +219,16 @@ public final class Daemon {
       }
     case .stop: loop.stop()
     }
+  }
+
+  /// Queues `message` for every client; with none connected it is not even encoded.
+  func broadcast(_ message: OutgoingMessage) {
+    guard let server, server.count > 0 else { return }
+    server.broadcast(lines.line(message))
+  }
+
+  func reply(_ message: OutgoingMessage, to client: SocketClient) {
+    server?.send(lines.line(message), to: client)
   }
 
   /// Writes one `code` line to every client; returns how many took it.

@@ -4,7 +4,8 @@ public struct Doors: Sendable {
   public enum Effect: Equatable, Sendable {
     /// Drive `door`'s relay to this logical lock state.
     case relay(door: String, unlocked: Bool)
-    case broadcast(String)
+    /// A `door` message for every client.
+    case broadcast(OutgoingMessage)
     case log(LogLevel, String)
   }
 
@@ -93,9 +94,7 @@ public struct Doors: Sendable {
       case .relay(let unlocked): return [.relay(door: door, unlocked: unlocked)]
       case .log(let level, let line): return [.log(level, line)]
       case .event(let event, let by):
-        var out: [Effect] = [
-          .broadcast(DaemonMessage.door(door, event: event.rawValue, by: by?.text))
-        ]
+        var out: [Effect] = [.broadcast(.door(door, event: event, by: by))]
         let who = by.map { " by \($0.text)" } ?? ""
         out.append(.log(.info, "door \(door): \(event.rawValue)\(who)"))
         return out

@@ -49,9 +49,6 @@ public struct Session {
   /// False when no display draws (`--display none`): no `ScreenModel` is built and no
   /// `Effect.show` asked for.
   public var drawsScreen = true
-  /// The `entry` lines sent so far, by keypad, event and length: the same few lines go
-  /// out for every code, built once (they hold a length, never a digit).
-  private var entryLines: [EntryLineKey: String] = [:]
   /// `feed`'s buffer for an entry machine's actions, kept between keys.
   private var spareActions: [EntryAction] = []
   private var saved: SavedLockouts
@@ -157,14 +154,12 @@ public struct Session {
       log(
         .info, "keypad \(keypad): \(path) added\(role == .cardReader ? " (card reader)" : "")", &out
       )
-      out.append(
-        .broadcast(DaemonMessage.keypad(name: keypad, added: true, device: path, role: role)))
+      out.append(.broadcast(.keypad(name: keypad, added: true, device: path, role: role)))
     case .deviceRemoved(let keypad, let path, let role):
       log(
         .info, "keypad \(keypad): \(path) removed\(role == .cardReader ? " (card reader)" : "")",
         &out)
-      out.append(
-        .broadcast(DaemonMessage.keypad(name: keypad, added: false, device: path, role: role)))
+      out.append(.broadcast(.keypad(name: keypad, added: false, device: path, role: role)))
       if role == .cardReader { cardReaderRemoved(keypad, now: now, &out) }
     case .padPress(let keypad, let action, let padKey, let stamp):
       padPress(keypad, action, key: padKey, stamp: stamp, now: now, &out)
@@ -180,7 +175,7 @@ public struct Session {
         id: id, granted: granted, message: message, duress: duress, reason: reason,
         client: client, now: now, &out)
     case .status(let client, let shell):
-      out.append(.reply(client: client, DaemonMessage.status(statusFields(shell, now: now))))
+      out.append(.reply(client: client, .status(statusReport(shell, now: now))))
     case .reload(let loaded):
       reload(loaded, now: now, &out)
     case .lockoutsSaved(let failure):
@@ -209,17 +204,6 @@ public struct Session {
   /// the line is built only then.
   private func log(_ level: LogLevel, _ line: @autoclosure () -> String, _ out: inout [Effect]) {
     if level >= settings.logLevel { out.append(.log(level, line())) }
-  }
-
-  /// The `entry` line for `keypad`, `event` and `length`, built the first time.
-  private mutating func entryLine(keypad: String, event: EntryEvent, length: Int) -> String {
-    let key = EntryLineKey(keypad: keypad, event: event, length: length)
-    if let line = entryLines[key] { return line }
-    let line = DaemonMessage.entry(keypad: keypad, event: event, length: length)
-    // Bounded: keypads (a reload forgets them) x events x lengths up to the capacity.
-    if entryLines.count >= 4096 { entryLines = [:] }
-    entryLines[key] = line
-    return line
   }
 
   // MARK: Time
@@ -316,7 +300,7 @@ public struct Session {
     }
     let replaced = keypads[k].card!.held != nil
     keypads[k].card!.hold(card, until: at + keypads[k].pinAfterCard)
-    let cardRead = DaemonMessage.entry(keypad: keypad, event: .cardRead, length: 0)
+    let cardRead = OutgoingMessage.entry(keypad: keypad, event: .cardRead, length: 0)
     if mode == .cardPin {
       log(
         .info, "keypad \(keypad): card \(replaced ? "replaced" : "read"), waiting for the PIN", &out
@@ -396,7 +380,7 @@ public struct Session {
     for action in actions {
       switch action {
       case .entry(let event, let length):
-        out.append(.broadcast(entryLine(keypad: keypad, event: event, length: length)))
+        out.append(.broadcast(.entry(keypad: keypad, event: event, length: length)))
         if event == .started, config.display.keypadLayout == .scrambled {
           presenter.padCells = ScrambledLayout.make(using: &random)
         }
@@ -421,7 +405,7 @@ public struct Session {
         presenter.showFeedback(feedback, now: at)
       case .lockout(let seconds):
         log(.warning, "keypad \(keypad): locked out for \(seconds) s after repeated denials", &out)
-        out.append(.broadcast(DaemonMessage.lockout(keypad: keypad, seconds: seconds)))
+        out.append(.broadcast(.lockout(keypad: keypad, seconds: seconds)))
         saveLockouts(now: now, &out)
       case .screenChanged:
         break  // the screen is drawn at the end of each batch when its model changed
@@ -467,17 +451,17 @@ public struct Session {
     let at = entryTime(now)
     switch attempts.decide(id: id) {
     case .accepted(let keypad):
-      let result = granted ? "granted" : "denied"
+      let result: VerdictResult = granted ? .granted : .denied
       log(
         .info,
-        "attempt \(id) on keypad \(keypad): \(result)\(reason.map { " (\($0))" } ?? "") by client \(client)",
+        "attempt \(id) on keypad \(keypad): \(result.rawValue)\(reason.map { " (\($0))" } ?? "") by client \(client)",
         &out)
-      out.append(.broadcast(DaemonMessage.verdict(id: id, result: result, reason: reason)))
+      out.append(.broadcast(.verdict(id: id, result: result, reason: reason)))
       if duress {
         // After the verdict, so a client sees the attempt decided first; the screen and
         // the entry events stay those of an ordinary verdict.
         log(.warning, "attempt \(id) on keypad \(keypad): duress alarm", &out)
-        out.append(.broadcast(DaemonMessage.alarm(reason: "duress", keypad: keypad, id: id)))
+        out.append(.broadcast(.alarm(reason: "duress", keypad: keypad, id: id)))
       }
       out.append(.dropUnreadCode(id: id))
       if granted { out.append(.attemptGranted(id: id, keypad: keypad)) }
@@ -494,16 +478,16 @@ public struct Session {
       saveLockouts(now: now, &out)
       out.append(.notify("STATUS=Waiting for keys"))
     case .alreadyDecided:
-      out.append(.reply(client: client, DaemonMessage.error("attempt \(id) was already decided")))
+      out.append(.reply(client: client, .error("attempt \(id) was already decided")))
     case .timedOut:
       out.append(
         .reply(
           client: client,
-          DaemonMessage.error(
+          .error(
             "attempt \(id) timed out: no verdict within \(config.socket.verdictTimeout.secondsText) s"
           )))
     case .unknown, .notDelivered:
-      out.append(.reply(client: client, DaemonMessage.error("unknown attempt id")))
+      out.append(.reply(client: client, .error("unknown attempt id")))
     }
   }
 
@@ -531,7 +515,7 @@ public struct Session {
           .warning,
           "attempt \(expired.id): no verdict within \(config.socket.verdictTimeout.seconds) s", &out
         )
-        out.append(.broadcast(DaemonMessage.verdict(id: expired.id, result: "timeout")))
+        out.append(.broadcast(.verdict(id: expired.id, result: .timeout)))
         out.append(.dropUnreadCode(id: expired.id))
         feed(.verdict(.noResponse), keypad: expired.keypad, at: at, now: now, &out)
         presenter.showResult(.noResponse, now: at)
@@ -635,7 +619,6 @@ public struct Session {
     config.display.prompt = loaded.display.prompt
     config.display.keypadLayout = loaded.display.keypadLayout
     config.keypads = loaded.keypads
-    entryLines = [:]
     for k in keypads.indices {
       let name = keypads[k].name
       keypads[k].config = config.keypads.first { $0.name == name }
@@ -655,37 +638,24 @@ public struct Session {
   }
 
   /// The `status` answer: names, phases, lengths and counts; never a digit.
-  private mutating func statusFields(_ shell: ShellStatus, now: Instant) -> [(String, JSONValue)] {
+  private mutating func statusReport(_ shell: ShellStatus, now: Instant) -> StatusReport {
     let at = entryTime(now)
-    let keypads: [JSONValue] = self.keypads.map { keypad in
-      let name = keypad.name
+    let keypads = self.keypads.map { keypad in
       let machine = keypad.machine
       var lockedSeconds = 0
+      var failures: Int? = machine.lockoutState.failures
       if case .locked(let until) = machine.phase {
         lockedSeconds = Int((until - at).nanoseconds.saturatingAdd(999_999_999) / 1_000_000_000)
+        failures = nil  // the count starts again with a lockout: while locked, a 0 would mislead
       }
-      var fields: [(String, JSONValue)] = [
-        ("name", .string(name)), ("state", .string(machine.phase.name)),
-        ("length", .number(Double(machine.length))),
-      ]
-      // The count starts again with a lockout: while locked, a 0 would mislead.
-      if case .locked = machine.phase {
-      } else {
-        fields.append(("failures", .number(Double(machine.lockoutState.failures))))
-      }
-      fields.append(("locked_seconds", .number(Double(lockedSeconds))))
-      return .object(fields)
+      return StatusReport.Keypad(
+        name: keypad.name, phase: machine.phase, length: machine.length, failures: failures,
+        lockedSeconds: lockedSeconds)
     }
-    let doors: [(String, JSONValue)] = shell.doors.map { [("doors", $0)] } ?? []
-    return [
-      ("version", .string(settings.version)),
-      ("keypads", .array(keypads)),
-      ("inputs", .array(shell.inputs.map { .string($0) })),
-      ("clients", .number(Double(shell.clients))),
-      ("queued_bytes", .number(Double(shell.queuedBytes))),
-      ("lockouts_saved", .bool(settings.persistent && lockoutSaveError == nil)),
-      ("pending", .number(Double(attempts.attempts.count))),
-    ] + doors
+    return StatusReport(
+      version: settings.version, keypads: keypads, inputs: shell.inputs, clients: shell.clients,
+      queuedBytes: shell.queuedBytes, lockoutsSaved: settings.persistent && lockoutSaveError == nil,
+      pending: attempts.attempts.count, doors: shell.doors)
   }
 
   /// The frame for the active keypad, when it differs from the last one drawn.
@@ -699,11 +669,4 @@ public struct Session {
     lastModel = model
     out.append(.show(model))
   }
-}
-
-/// What an `entry` line says: the key of `Session`'s lines already built.
-private struct EntryLineKey: Hashable {
-  var keypad: String
-  var event: EntryEvent
-  var length: Int
 }

@@ -70,10 +70,10 @@ public struct ShellStatus: Equatable, Sendable {
 
 /// What the `Session` asks the shell to do, in order.
 public enum Effect {
-  /// A protocol line (with its newline) to every client.
-  case broadcast(String)
-  /// A protocol line to one client, by serial number.
-  case reply(client: Int, String)
+  /// A message to every client (the shell encodes it: `OutgoingLines`).
+  case broadcast(OutgoingMessage)
+  /// A message to one client, by serial number.
+  case reply(client: Int, OutgoingMessage)
   /// Writes a `code` line for these digits (and card; empty digits for a card alone) to
   /// every client and answers with `SessionEvent.codeSent`. The Session wipes both once
   /// a client has them.

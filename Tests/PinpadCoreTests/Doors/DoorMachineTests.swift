@@ -168,10 +168,7 @@ private func words(_ actions: [DoorMachine.Action]) -> [String] {
     let effects = doors.granted(id: "ab-1", keypad: "front", now: t0)
     #expect(effects.contains(.relay(door: "front", unlocked: true)))
     #expect(effects.contains(.relay(door: "all", unlocked: true)))
-    #expect(
-      effects.contains(
-        .broadcast(
-          "{\"type\":\"door\",\"door\":\"front\",\"event\":\"unlocked\",\"by\":\"ab-1\"}\n")))
+    #expect(effects.contains(.broadcast(.door("front", event: .unlocked, by: .attempt("ab-1")))))
     _ = doors.tick(now: at(5))
     let side = doors.granted(id: "ab-2", keypad: "side", now: at(10))
     #expect(!side.contains(.relay(door: "front", unlocked: true)))
@@ -201,6 +198,15 @@ private func words(_ actions: [DoorMachine.Action]) -> [String] {
     #expect(
       DaemonMessage.door("d", event: "forced", by: nil)
         == "{\"type\":\"door\",\"door\":\"d\",\"event\":\"forced\"}\n")
+    #expect(
+      OutgoingMessage.door("front", event: .unlocked, by: .attempt("ab-1")).line
+        == "{\"type\":\"door\",\"door\":\"front\",\"event\":\"unlocked\",\"by\":\"ab-1\"}\n")
+    #expect(
+      OutgoingMessage.door("d", event: .heldOpen, by: nil).line
+        == "{\"type\":\"door\",\"door\":\"d\",\"event\":\"held_open\"}\n")
+    #expect(
+      OutgoingMessage.door("d", event: .unlocked, by: .remote).line
+        == "{\"type\":\"door\",\"door\":\"d\",\"event\":\"unlocked\",\"by\":\"remote\"}\n")
   }
 
   @Test func anOpenRequestNeedsAValidDoorName() {
@@ -286,7 +292,10 @@ private func words(_ actions: [DoorMachine.Action]) -> [String] {
     var s = script()
     let doors = s.doors!.status
     s.send(.status(client: 1, ShellStatus(doors: doors)))
-    #expect(s.replies.last?.contains("\"doors\":[{\"name\":\"main\",\"lock\":\"locked\"") == true)
+    #expect(s.lastStatus?.doors == doors)
+    #expect(
+      s.replies.last?.message.line.contains("\"doors\":[{\"name\":\"main\",\"lock\":\"locked\"")
+        == true)
   }
 }
 

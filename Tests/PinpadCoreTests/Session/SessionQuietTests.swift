@@ -43,19 +43,18 @@ import Testing
     #expect(blind.frames.isEmpty)
   }
 
-  @Test("entry lines built once are the lines DaemonMessage writes, per keypad")
-  func entryLinesPerKeypad() {
+  @Test("each keypad's entry messages name it and count its own digits")
+  func entryMessagesPerKeypad() {
     var s = SessionScript()
-    var lines: [String] = []
-    for keypad in ["door", "gate", "door"] {
-      for effect in s.session.handle(
-        .key(keypad: keypad, .mainRow(1), value: 1, stamp: s.now), now: s.now)
-      {
-        if case .broadcast(let line) = effect { lines.append(line) }
-      }
-    }
+    s.run("keypad=door 1:1 keypad=gate 1:1 keypad=door 1:1")
     #expect(
-      lines == [
+      s.broadcasts == [
+        .entry(keypad: "door", event: .started, length: 1),
+        .entry(keypad: "gate", event: .started, length: 1),
+        .entry(keypad: "door", event: .changed, length: 2),
+      ])
+    #expect(
+      s.broadcasts.map(\.line) == [
         DaemonMessage.entry(keypad: "door", event: .started, length: 1),
         DaemonMessage.entry(keypad: "gate", event: .started, length: 1),
         DaemonMessage.entry(keypad: "door", event: .changed, length: 2),

@@ -38,7 +38,10 @@ struct SessionScript {
   private(set) var logs: [(LogLevel, String)] = []
   private(set) var frames: [ScreenModel] = []
   private(set) var persisted: [[String: LockoutState]] = []
-  private(set) var replies: [String] = []
+  /// The messages to every client, and those to one, as the session said them (ids
+  /// real, not aliased).
+  private(set) var broadcasts: [OutgoingMessage] = []
+  private(set) var replies: [(client: Int, message: OutgoingMessage)] = []
   /// The events that answering effects caused, fed after the current effect list.
   private var caused: [SessionEvent] = []
   private(set) var trace: [String] = []
@@ -94,6 +97,11 @@ struct SessionScript {
     return String(decoding: out, as: UTF8.self)
   }
   var lastFrame: ScreenModel? { frames.last }
+  /// The last `status` answer.
+  var lastStatus: StatusReport? {
+    replies.lazy.compactMap { if case .status(let report) = $0.message { report } else { nil } }
+      .last
+  }
   func logged(_ text: String) -> Bool { logs.contains { $0.1.contains(text) } }
 
   /// Runs the steps; returns the effects they caused (logs and frames left out).
@@ -197,10 +205,12 @@ struct SessionScript {
   /// What the shell does with an effect, in words for the trace.
   private mutating func answer(_ effect: Effect) {
     switch effect {
-    case .broadcast(let line): trace.append(aliased(Self.words(line)))
-    case .reply(let client, let line):
-      replies.append(aliased(line))
-      trace.append(aliased("reply#\(client):" + Self.words(line)))
+    case .broadcast(let message):
+      broadcasts.append(message)
+      trace.append(aliased(Self.words(message)))
+    case .reply(let client, let message):
+      replies.append((client, message))
+      trace.append(aliased("reply#\(client):" + Self.words(message)))
     case .sendCode(let id, let keypad, let digits, let card):
       if clients > 0 { sent.append((id, string(digits), digits, card.map(string), card)) }
       trace.append(aliased("code(\(id),\(keypad))"))
@@ -226,26 +236,21 @@ struct SessionScript {
     }
   }
 
-  /// A protocol line in words: `entry(default,started,1)`, `verdict(ab-1,granted)`,
+  /// A message in words: `entry(default,started,1)`, `verdict(ab-1,granted)`,
   /// `lockout(default,30)`, `keypad(door,added,/dev/x,keypad)`, `error(reason)`, `status`.
-  static func words(_ line: String) -> String {
-    guard let value = try? JSONValue.parse(line), let type = value["type"]?.stringValue else {
-      return "?" + line
-    }
-    func s(_ key: String) -> String {
-      if let n = value[key]?.numberValue { return String(Int(n)) }
-      return value[key]?.stringValue ?? "-"
-    }
-    switch type {
-    case "entry": return "entry(\(s("keypad")),\(s("event")),\(s("length")))"
-    case "verdict":
-      let reason = value["reason"]?.stringValue.map { "," + $0 } ?? ""
-      return "verdict(\(s("id")),\(s("result"))\(reason))"
-    case "lockout": return "lockout(\(s("keypad")),\(s("seconds")))"
-    case "keypad": return "keypad(\(s("keypad")),\(s("event")),\(s("device")),\(s("role")))"
-    case "error": return "error(\(s("reason")))"
-    case "alarm": return "alarm(\(s("reason")),\(s("keypad")),\(s("id")))"
-    default: return type
+  static func words(_ message: OutgoingMessage) -> String {
+    switch message {
+    case .entry(let keypad, let event, let length): "entry(\(keypad),\(event.rawValue),\(length))"
+    case .verdict(let id, let result, let reason):
+      "verdict(\(id),\(result.rawValue)\(reason.map { "," + $0 } ?? ""))"
+    case .lockout(let keypad, let seconds): "lockout(\(keypad),\(seconds))"
+    case .keypad(let name, let added, let device, let role):
+      "keypad(\(name),\(added ? "added" : "removed"),\(device),\(role.rawValue))"
+    case .error(let reason): "error(\(reason))"
+    case .alarm(let reason, let keypad, let id): "alarm(\(reason),\(keypad),\(id))"
+    case .door(let door, let event, let by):
+      "door(\(door),\(event.rawValue)\(by.map { "," + $0.text } ?? ""))"
+    case .status: "status"
     }
   }
 }
