@@ -1,8 +1,9 @@
 /// The codes handed to the controller and what became of them (SPEC §4.4).
 ///
-/// A code first waits for a client (up to DeliveryTimeoutSec), holding its digits;
-/// once sent to the clients its digits are gone and it waits for the first verdict
-/// (up to VerdictTimeoutSec). Pure: the `Session` decides, the daemon sends.
+/// A code first waits for a client (up to DeliveryTimeoutSec), holding its digits; it
+/// is offered to the clients (`offerWaiting`) and the shell's answer (`offerAnswered`)
+/// says whether one took it. Once sent its digits are gone and it waits for the first
+/// verdict (up to VerdictTimeoutSec). Pure: the `Session` decides, the daemon sends.
 public struct AttemptBook {
   public struct Attempt {
     public let id: String
@@ -12,6 +13,11 @@ public struct AttemptBook {
     /// The card number that came with them (SPEC §9.1), wiped with the digits.
     public var card: SecretDigits? = nil
     public var deadline: Instant
+    /// An offer is out (the shell is writing the code) and not answered yet: the code is
+    /// not offered again meanwhile.
+    public fileprivate(set) var offered = false
+    /// An offer found no client connected, and the caller was told to say so: once.
+    public fileprivate(set) var warnedNoClient = false
     public var delivered: Bool { digits == nil }
   }
 
@@ -40,13 +46,13 @@ public struct AttemptBook {
 
   /// `high` then `low` as 32 lowercase hex digits, written straight into the String.
   private static func hex(_ high: UInt64, _ low: UInt64) -> String {
-    String(unsafeUninitializedCapacity: 32) { bytes in
-      for i in 0..<32 {
+    String(unsafeUninitializedCapacity: idLength) { bytes in
+      for i in 0..<idLength {
         let value = i < 16 ? high : low
         let nibble = UInt8(truncatingIfNeeded: value >> (4 * UInt64(15 - i % 16))) & 0xF
         bytes[i] = nibble < 10 ? 0x30 + nibble : UInt8(ascii: "a") + nibble - 10
       }
-      return 32
+      return idLength
     }
   }
 
@@ -61,16 +67,50 @@ public struct AttemptBook {
     return id
   }
 
-  /// A client took attempt `id`'s code: its digits are wiped and it waits for a
-  /// verdict until `verdictDeadline`. Nothing happens for an id not holding digits.
-  public mutating func markSent(id: String, verdictDeadline: Instant) {
-    guard let i = attempts.firstIndex(where: { $0.id == id }), let digits = attempts[i].digits
-    else { return }
-    digits.wipe()
-    attempts[i].digits = nil
-    attempts[i].card?.wipe()
-    attempts[i].card = nil
-    attempts[i].deadline = verdictDeadline
+  /// Hands each code that waits for a client and has no offer out to `send` (its id,
+  /// keypad, digits and card), and marks it offered: it is handed out again only after
+  /// `offerAnswered` says no client took it.
+  public mutating func offerWaiting(
+    _ send: (_ id: String, _ keypad: String, SecretDigits, _ card: SecretDigits?) -> Void
+  ) {
+    for i in attempts.indices where !attempts[i].offered {
+      guard let digits = attempts[i].digits else { continue }
+      attempts[i].offered = true
+      send(attempts[i].id, attempts[i].keypad, digits, attempts[i].card)
+    }
+  }
+
+  /// What became of an offer.
+  public enum OfferOutcome: Equatable {
+    /// A client took the code: its digits are wiped, it waits for a verdict.
+    case sent
+    /// No client was connected, the first time for this attempt: worth one warning.
+    case firstWithoutClient
+    /// Nothing new to say: no client took the code (again, or one was connected but went
+    /// meanwhile) and it waits on for one; or no attempt holds a code under that id.
+    case nothingNew
+  }
+
+  /// The shell's answer to the offer of `id`: `clients` took the code, of `connected`.
+  /// Taken, its digits are wiped and it waits for a verdict until `verdictDeadline`;
+  /// not taken, it keeps its digits and its deadline, and is offered again.
+  public mutating func offerAnswered(
+    id: String, clients: Int, connected: Int, verdictDeadline: Instant
+  ) -> OfferOutcome {
+    guard let i = attempts.firstIndex(where: { $0.id == id }) else { return .nothingNew }
+    attempts[i].offered = false
+    if clients > 0 {
+      guard let digits = attempts[i].digits else { return .nothingNew }
+      digits.wipe()
+      attempts[i].digits = nil
+      attempts[i].card?.wipe()
+      attempts[i].card = nil
+      attempts[i].deadline = verdictDeadline
+      return .sent
+    }
+    guard connected == 0, !attempts[i].warnedNoClient else { return .nothingNew }
+    attempts[i].warnedNoClient = true
+    return .firstWithoutClient
   }
 
   public enum VerdictMatch: Equatable {

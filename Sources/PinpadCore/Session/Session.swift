@@ -57,10 +57,6 @@ public struct Session {
   /// Why the last lockout save failed, nil when the file is up to date.
   public private(set) var lockoutSaveError: String? = nil
   private var lockoutRetry: Instant? = nil
-  /// Attempts with a `sendCode` out and no `codeSent` back yet.
-  private var offered = Set<String>()
-  /// Attempts already said to have found no client.
-  private var warnedUndelivered = Set<String>()
   /// The latest entry time handed out (never goes back), and how far it runs ahead of
   /// the monotonic clock.
   private var entryNow = Instant.zero
@@ -417,26 +413,19 @@ public struct Session {
 
   /// Every code still held goes to the clients (each once until the shell answers).
   private mutating func offerWaitingCodes(_ out: inout [Effect]) {
-    for attempt in attempts.attempts where !offered.contains(attempt.id) {
-      guard let digits = attempt.digits else { continue }
-      offered.insert(attempt.id)
-      out.append(
-        .sendCode(id: attempt.id, keypad: attempt.keypad, digits: digits, card: attempt.card))
+    attempts.offerWaiting { id, keypad, digits, card in
+      out.append(.sendCode(id: id, keypad: keypad, digits: digits, card: card))
     }
   }
 
   private mutating func codeSent(
     id: String, clients: Int, connected: Int, now: Instant, _ out: inout [Effect]
   ) {
-    offered.remove(id)
     if connected > 0 { log(.debug, "attempt \(id): sent to \(clients) client(s)", &out) }
-    if clients > 0 {
-      attempts.markSent(id: id, verdictDeadline: now + config.socket.verdictTimeout)
-      warnedUndelivered.remove(id)
-    } else if connected == 0, !warnedUndelivered.contains(id),
-      attempts.attempts.contains(where: { $0.id == id })
-    {
-      warnedUndelivered.insert(id)
+    let outcome = attempts.offerAnswered(
+      id: id, clients: clients, connected: connected,
+      verdictDeadline: now + config.socket.verdictTimeout)
+    if outcome == .firstWithoutClient {
       log(
         .warning,
         "attempt \(id): no controller connected, waiting up to \(config.socket.deliveryTimeout.seconds) s",
@@ -507,8 +496,6 @@ public struct Session {
       feed(.timedOut, keypad: k, at: at, now: now, &out)
     }
     for expired in attempts.expire(now: now) {
-      offered.remove(expired.id)
-      warnedUndelivered.remove(expired.id)
       activeKeypad = expired.keypad
       if expired.delivered {
         log(

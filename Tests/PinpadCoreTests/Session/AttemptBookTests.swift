@@ -17,17 +17,28 @@ private struct Sent: Equatable {
 }
 
 extension AttemptBook {
-  /// Hands every attempt still holding digits to a client, as the Session does (the
-  /// code is read, then `markSent`), and records what each send saw.
+  /// Offers every waiting code and answers each offer as taken by one client, as the
+  /// Session and the shell do (the code is read, then `offerAnswered`), and records
+  /// what each offer saw.
   fileprivate mutating func deliver(verdictDeadline: Instant) -> [Sent] {
     var sent: [Sent] = []
-    for attempt in attempts {
-      guard let digits = attempt.digits else { continue }
+    offerWaiting { id, keypad, digits, _ in
       let code = digits.withASCII { String(decoding: $0, as: UTF8.self) }
-      sent.append(Sent(id: attempt.id, keypad: attempt.keypad, code: code))
-      markSent(id: attempt.id, verdictDeadline: verdictDeadline)
+      sent.append(Sent(id: id, keypad: keypad, code: code))
+    }
+    for offer in sent {
+      #expect(
+        offerAnswered(id: offer.id, clients: 1, connected: 1, verdictDeadline: verdictDeadline)
+          == .sent)
     }
     return sent
+  }
+
+  /// The ids `offerWaiting` hands out now.
+  fileprivate mutating func offeredIDs() -> [String] {
+    var ids: [String] = []
+    offerWaiting { id, _, _, _ in ids.append(id) }
+    return ids
   }
 }
 
@@ -189,6 +200,81 @@ struct AttemptBookTests {
   func nothingToDeliver() {
     var book = AttemptBook(random: SeededRandom(state: 5))
     #expect(book.deliver(verdictDeadline: at(10)).isEmpty)
+  }
+
+  // MARK: - Offers
+
+  @Test("an offered code is not offered again until its offer is answered")
+  func offeredOnceUntilAnswered() {
+    var book = AttemptBook(random: SeededRandom(state: 5))
+    let id = book.add(keypad: "k", digits: digits([1, 2]), deadline: at(5))
+    #expect(book.offeredIDs() == [id])
+    #expect(book.attempts[0].offered)
+    #expect(book.offeredIDs() == [], "offered twice while the first offer is out")
+    let later = book.add(keypad: "k", digits: digits([3]), deadline: at(6))
+    #expect(book.offeredIDs() == [later], "only the new code")
+  }
+
+  @Test("an offer no client took leaves the code held, on its deadline, and offered again")
+  func untakenOfferOfferedAgain() {
+    var book = AttemptBook(random: SeededRandom(state: 5))
+    let code = digits([1, 2])
+    let id = book.add(keypad: "k", digits: code, deadline: at(5))
+    _ = book.offeredIDs()
+    _ = book.offerAnswered(id: id, clients: 0, connected: 0, verdictDeadline: at(15))
+    #expect(code.count == 2)
+    #expect(!book.attempts[0].offered && !book.attempts[0].delivered)
+    #expect(book.nextDeadline == at(5))
+    #expect(book.offeredIDs() == [id])
+  }
+
+  @Test("an offer a client took wipes the code and card, and starts the verdict's wait")
+  func takenOffer() {
+    var book = AttemptBook(random: SeededRandom(state: 5))
+    let code = digits([1, 2])
+    let card = digits([0, 0, 9])
+    let id = book.add(keypad: "k", digits: code, card: card, deadline: at(5))
+    _ = book.offeredIDs()
+    #expect(book.offerAnswered(id: id, clients: 2, connected: 3, verdictDeadline: at(15)) == .sent)
+    #expect(code.count == 0 && card.count == 0)
+    #expect(book.attempts[0].delivered && book.attempts[0].card == nil)
+    #expect(book.nextDeadline == at(15))
+    #expect(book.offeredIDs() == [])
+    #expect(
+      book.offerAnswered(id: id, clients: 1, connected: 1, verdictDeadline: at(30)) == .nothingNew)
+    #expect(book.nextDeadline == at(15), "a second answer does not move the deadline")
+  }
+
+  @Test("no client connected is worth a warning once per attempt; a client that went, none")
+  func warnedOncePerAttempt() {
+    var book = AttemptBook(random: SeededRandom(state: 5))
+    let a = book.add(keypad: "k", digits: digits([1]), deadline: at(5))
+    let b = book.add(keypad: "k", digits: digits([2]), deadline: at(5))
+    func answer(_ id: String, connected: Int) -> AttemptBook.OfferOutcome {
+      _ = book.offeredIDs()
+      return book.offerAnswered(id: id, clients: 0, connected: connected, verdictDeadline: at(9))
+    }
+    #expect(answer(a, connected: 1) == .nothingNew, "a client was there and went")
+    #expect(!book.attempts[0].warnedNoClient)
+    #expect(answer(a, connected: 0) == .firstWithoutClient)
+    #expect(book.attempts[0].warnedNoClient)
+    #expect(answer(a, connected: 0) == .nothingNew)
+    #expect(answer(b, connected: 0) == .firstWithoutClient, "each attempt is warned of")
+  }
+
+  @Test("an answer for an attempt that is gone changes nothing")
+  func answerForAGoneAttempt() {
+    var book = AttemptBook(random: SeededRandom(state: 5))
+    let id = book.add(keypad: "k", digits: digits([1]), deadline: at(5))
+    _ = book.offeredIDs()
+    _ = book.expire(now: at(5))
+    for clients in [0, 1] {
+      #expect(
+        book.offerAnswered(id: id, clients: clients, connected: clients, verdictDeadline: at(9))
+          == .nothingNew)
+    }
+    #expect(book.attempts.isEmpty)
+    #expect(book.decide(id: id) == .timedOut)
   }
 
   // MARK: - Verdicts
