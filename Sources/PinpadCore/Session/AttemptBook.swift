@@ -9,10 +9,10 @@ public struct AttemptBook {
     public let id: String
     public let keypad: String
     /// The digits, only while no client has had them (empty for a card alone).
-    public var digits: SecretDigits?
+    public fileprivate(set) var digits: SecretDigits?
     /// The card number that came with them (SPEC §9.1), wiped with the digits.
-    public var card: SecretDigits? = nil
-    public var deadline: Instant
+    public fileprivate(set) var card: SecretDigits? = nil
+    public fileprivate(set) var deadline: Instant
     /// An offer is out (the shell is writing the code) and not answered yet: the code is
     /// not offered again meanwhile.
     public fileprivate(set) var offered = false

@@ -31,9 +31,9 @@ public struct Session {
   }
 
   /// How long a failed lockout save waits before it is tried again.
-  public static let lockoutRetryInterval: Duration = .seconds(5)
+  private static let lockoutRetryInterval: Duration = .seconds(5)
 
-  public let settings: Settings
+  private let settings: Settings
   public private(set) var config: Configuration
   /// Every keypad that has had an event, in name order (the order ticks, reloads and
   /// `status` take them in): its entry machine, card slot and section.
@@ -80,10 +80,10 @@ public struct Session {
   /// first `[Keypad]` section when there are any.
   public var defaultKeypad: String { config.keypads.first?.name ?? "default" }
 
-  public var activeMachine: EntryMachine? { activeKeypad.flatMap { machine($0) } }
+  private var activeMachine: EntryMachine? { activeKeypad.flatMap { machine($0) } }
 
   /// The keypad named `name`, nil before its first event.
-  public func keypad(_ name: String) -> Keypad? { keypadIndex[name].map { keypads[$0] } }
+  private func keypad(_ name: String) -> Keypad? { keypadIndex[name].map { keypads[$0] } }
   public func machine(_ name: String) -> EntryMachine? { keypad(name)?.machine }
   public func card(_ name: String) -> CardSlot? { keypad(name)?.card }
 
@@ -122,13 +122,8 @@ public struct Session {
     return wakeup
   }
 
-  public mutating func handle(_ event: SessionEvent, now: Instant) -> [Effect] {
-    var out: [Effect] = []
-    handle(event, now: now, into: &out)
-    return out
-  }
-
-  /// `handle(_:now:)` appending to `out` (the shell's buffer, reused from event to event).
+  /// What `event` asks for, appended to `out` (the shell's buffer, reused from event to
+  /// event).
   public mutating func handle(_ event: SessionEvent, now: Instant, into out: inout [Effect]) {
     switch event {
     case .start:

@@ -119,8 +119,11 @@ struct SessionScript {
   mutating func send(_ event: SessionEvent) -> String {
     let before = trace.count
     var queue = [event]
+    var effects: [Effect] = []
     while !queue.isEmpty {
-      for effect in session.handle(queue.removeFirst(), now: now) { answer(effect) }
+      session.handle(queue.removeFirst(), now: now, into: &effects)
+      for effect in effects { answer(effect) }
+      effects.removeAll()
       queue += caused
       caused = []
     }
