@@ -21,7 +21,7 @@ PINPADCTL=$BENCH_BIN/pinpadctl
 CACHE=.build/bench
 mkdir -p "$CACHE"
 exec python3 - "$PINPADCTL" "$CACHE" <<'PY'
-import concurrent.futures, json, os, socket, statistics, subprocess, sys, tempfile, time
+import atexit, concurrent.futures, json, os, shutil, socket, statistics, subprocess, sys, tempfile, time
 
 pinpadctl, cache = sys.argv[1], sys.argv[2]
 PEOPLE = 10000
@@ -62,6 +62,8 @@ class Serve:
     """`pinpadctl serve` connected to a listening socket that plays the daemon."""
     def __init__(self, count, use_key=True, rules=""):
         self.dir = tempfile.mkdtemp(prefix="pinpadd-bench-")
+        # Removed when the bench ends (the last one's database is read after close).
+        atexit.register(shutil.rmtree, self.dir, True)
         codes = os.path.join(self.dir, "codes")
         with open(codes, "w") as f:
             f.write("\n".join(line + rules for line in all_lines[:count]) + "\n")
