@@ -42,6 +42,13 @@ if [[ -f $times ]]; then
   mapfile -t slow < <(printf '%s\n' "${slow[@]}" |
     awk 'NR == FNR { t[$2] = $1; next } { print (($0 in t) ? t[$0] : 999999), $0 }' "$times" - |
     sort -k1,1nr | cut -d' ' -f2)
+else
+  # No times yet (a fresh clone): the MQTT suites first, the longest as a rule (each
+  # `.serialized`, a broker and a bridge per test).
+  mapfile -t slow < <(
+    printf "%s\n" "${slow[@]}" | { grep MQTT || true; }
+    printf "%s\n" "${slow[@]}" | { grep -v MQTT || true; }
+  )
 fi
 : >"$out/times.new"
 t0=$SECONDS
