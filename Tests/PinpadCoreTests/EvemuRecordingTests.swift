@@ -308,4 +308,27 @@ func malformedLinesAreErrorsWithTheirLineNumber(_ bad: BadRecording) {
     let bare = EvemuRecording.device("E: 0.000000 0001 0002 0001\n", path: "x")
     #expect(bare.name.isEmpty && bare.vendor == 0)
   }
+
+  @Test(
+    "the description is read from the header alone: CRLF lines, the first N:, no line after the first E:"
+  )
+  func headerOnly() {
+    let text =
+      "# EVEMU 1.3\r\nN: Pad \u{e9}\r\nN: second name\r\nI: 0003 1a2c 0e24 0110\r\n"
+      + "E: 0.000000 0001 0002 0001\r\nN: after the events\nI: 0005 ffff ffff 0001\n"
+    let device = EvemuRecording.device(text, path: "r")
+    #expect(device.name == "Pad \u{e9}")
+    #expect(device.bustype == 3 && device.vendor == 0x1a2c && device.product == 0x0e24)
+    #expect(device.devnode == "r")
+    // The bytes of a file's first chunk give the same, cut anywhere in the events.
+    let bytes = Array(text.utf8)
+    #expect(EvemuRecording.device(bytes[..<(bytes.count - 20)], path: "r") == device)
+    // An I: line that is not three hex numbers leaves the ids unset; one too large too.
+    for ids in ["0003 1a2c", "0003 zz 0e24", "0003 10000 0e24", ""] {
+      let bad = EvemuRecording.device("N: x\nI: \(ids)\n", path: "r")
+      #expect(bad.name == "x" && bad.vendor == 0 && bad.product == 0, "\(ids)")
+    }
+    // No newline at all: the one line is the header.
+    #expect(EvemuRecording.device("N: only", path: "r").name == "only")
+  }
 }

@@ -41,19 +41,37 @@ public typealias RecordingError = FileLineError
 public enum EvemuRecording {
   /// The recorded device as its `N:` (name) and `I:` (bus, vendor, product in hex)
   /// lines describe it, for matching `CardReader=` tokens; `path` stands for its node.
+  /// Lines end at LF (a CR before it is dropped); the header ends at the first `E:` line,
+  /// so only the lines before it are looked at.
   public static func device(_ text: String, path: String) -> DeviceIdentity {
+    device(Array(text.utf8), path: path)
+  }
+
+  /// `device(_:path:)` over the recording's first bytes (a chunk of the file, say).
+  public static func device(_ bytes: some BidirectionalCollection<UInt8>, path: String)
+    -> DeviceIdentity
+  {
     var identity = DeviceIdentity(devnode: path)
-    for line in text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
-      if line.hasPrefix("N: "), identity.name.isEmpty {
-        identity.name = String(line.dropFirst(3))
-      } else if line.hasPrefix("I: ") {
-        let ids = line.dropFirst(3).split(separator: " ").map { UInt16($0, radix: 16) }
+    var start = bytes.startIndex
+    while start != bytes.endIndex {
+      let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
+      var line = bytes[start..<end]
+      if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+      start = end == bytes.endIndex ? end : bytes.index(after: end)
+      if line.starts(with: "N: ".utf8) {
+        if identity.name.isEmpty {
+          identity.name = String(decoding: line.dropFirst(3), as: UTF8.self)
+        }
+      } else if line.starts(with: "I: ".utf8) {
+        let ids = line.dropFirst(3).split(separator: UInt8(ascii: " ")).map {
+          UInt16(String(decoding: $0, as: UTF8.self), radix: 16)
+        }
         if ids.count >= 3, let bus = ids[0], let vendor = ids[1], let product = ids[2] {
           identity.bustype = bus
           identity.vendor = vendor
           identity.product = product
         }
-      } else if line.hasPrefix("E: ") {
+      } else if line.starts(with: "E: ".utf8) {
         break
       }
     }

@@ -39,7 +39,7 @@ public final class ReplayInput: InputSource {
     do {
       try FileSystem.readChunks(path) { chunk in
         if device == nil {
-          device = EvemuRecording.device(String(decoding: chunk, as: UTF8.self), path: path)
+          device = EvemuRecording.device(chunk, path: path)
         }
         do throws(RecordingError) { try parser.feed(chunk, keep) } catch {
           failure = error
