@@ -96,7 +96,11 @@ final class Broker {
     p.standardInput = FileHandle.nullDevice
     try p.run()
     process = p
-    guard E2E.waitUntil(timeout: 10, { Broker.accepts(self.port) }) else {
+    // Every listener, not only the first: mosquitto opens them one after the other, and
+    // on a loaded machine a test reached the TLS one before it listened (a refused
+    // connection, then the bridge's retry line beside the one it expected).
+    let ports = [port, tlsPort, certPort].filter { $0 != 0 }
+    guard E2E.waitUntil(timeout: 10, { ports.allSatisfy(Broker.accepts) }) else {
       throw ClientError("mosquitto did not start: \(dir.read("mosquitto.log"))")
     }
   }
