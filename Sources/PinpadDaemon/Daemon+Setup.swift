@@ -64,9 +64,11 @@ extension Daemon {
       log.info("socket: using the socket passed by systemd")
     } else {
       let path = options.socketPath ?? config.socket.path
-      fd = try ControllerSocket.bind(path: path, config.socket, log: log, &missingGroups)
+      var identity: FileIdentity?
+      fd = try ControllerSocket.bind(
+        path: path, config.socket, log: log, &missingGroups, identity: &identity)
       ownedSocketPath = path
-      ownedSocketIdentity = FileSystem.identity(path)
+      ownedSocketIdentity = identity
       log.info("socket: listening on \(path)")
     }
     for line in missingGroups.warnings { log.warning(line) }

@@ -5,9 +5,11 @@ import PinpadSystem
 /// Opening the controller socket: binding its file, resolving who may connect.
 enum ControllerSocket {
   /// Binds `path` with mode 0660 and the configured group. A socket file left by a
-  /// daemon that died is replaced; one that still answers is not.
+  /// daemon that died is replaced; one that still answers is not. `identity` gets the
+  /// bound file's, taken before any client could connect (and unlink it).
   static func bind(
-    path: String, _ config: SocketConfig, log: Logger, _ missing: inout MissingGroups
+    path: String, _ config: SocketConfig, log: Logger, _ missing: inout MissingGroups,
+    identity: inout FileIdentity?
   ) throws(StartError)
     -> OwnedDescriptor
   {
@@ -28,8 +30,11 @@ enum ControllerSocket {
     }
     let gid = try resolveGroup(config, &missing)  // before binding: a bad Group= leaves no socket file
     let fd: OwnedDescriptor
+    var bound: FileIdentity?
     do {
-      fd = try FileSystem.withUmask(0o117) { try UnixSocket.listen(path: path) }
+      fd = try FileSystem.withUmask(0o117) {
+        try UnixSocket.listen(path: path) { bound = FileSystem.identity(path) }
+      }
     } catch {
       throw .unavailable("socket: cannot listen on \(path): \(error)")
     }
@@ -39,6 +44,7 @@ enum ControllerSocket {
       log.warning("socket: \(error)")
     }
     try? FileSystem.setMode(path, 0o660)
+    identity = bound
     return fd
   }
 

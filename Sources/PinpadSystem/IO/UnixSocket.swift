@@ -48,11 +48,16 @@ public enum UnixSocket {
     }
   }
 
-  /// bind(2) + listen(2) on `path`.
-  public static func listen(path: String, backlog: Int32 = 64) throws(Errno) -> OwnedDescriptor {
+  /// bind(2) + listen(2) on `path`. `bound` runs in between: no client can connect yet,
+  /// so the file it finds at `path` is this socket's (a client may unlink it as soon as
+  /// it could connect).
+  public static func listen(path: String, backlog: Int32 = 64, bound: () -> Void = {})
+    throws(Errno) -> OwnedDescriptor
+  {
     let socket = try stream(nonBlocking: true)
     let fd = socket.fd
     _ = try withAddress(path) { bind(fd.rawValue, $0, $1) }
+    bound()
     _ = try syscall { Glibc.listen(fd.rawValue, backlog) }
     return socket
   }
