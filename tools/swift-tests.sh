@@ -72,7 +72,14 @@ for log in "$out"/rest.log "${slow[@]/#/$out/}"; do
   [[ $(cat "$out/$name.rc") == 0 ]] || failed+=("$name")
 done
 echo "swift-tests: $tests tests in $((${#slow[@]} + 1)) processes, $((SECONDS - t0)) s"
+rm -f "$out/failures"
 if [[ ${#failed[@]} -gt 0 ]]; then
+  # The failing tests' own lines, kept for the summary at the end of `make test` (a CI
+  # log may keep only its tail).
+  for name in "${failed[@]}"; do
+    grep -E 'recorded an issue|failed after|Fatal error|Caught error' "$out/$name.log" |
+      head -20 | sed "s#^#$name: #" >>"$out/failures" || true
+  done
   echo "swift-tests: FAILED: ${failed[*]}" >&2
   exit 1
 fi

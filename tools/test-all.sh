@@ -83,6 +83,8 @@ fi
 stamp "all pieces ended after $((SECONDS - t0)) s"
 if [[ ${#failed[@]} -gt 0 ]]; then
   stamp "FAILED: ${failed[*]}"
+  # Which Swift tests failed, again here at the end (the lines are in the output above).
+  cat .build/swift-tests/*/failures 2>/dev/null | head -40 || true
   exit 1
 fi
 stamp "every piece passed"
