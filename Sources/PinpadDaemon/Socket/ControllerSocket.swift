@@ -30,10 +30,9 @@ enum ControllerSocket {
     }
     let gid = try resolveGroup(config, &missing)  // before binding: a bad Group= leaves no socket file
     let fd: OwnedDescriptor
-    var bound: FileIdentity?
     do {
       fd = try FileSystem.withUmask(0o117) {
-        try UnixSocket.listen(path: path) { bound = FileSystem.identity(path) }
+        try UnixSocket.listen(path: path) { identity = FileSystem.identity(path) }
       }
     } catch {
       throw .unavailable("socket: cannot listen on \(path): \(error)")
@@ -44,7 +43,6 @@ enum ControllerSocket {
       log.warning("socket: \(error)")
     }
     try? FileSystem.setMode(path, 0o660)
-    identity = bound
     return fd
   }
 
