@@ -58,7 +58,7 @@ import Testing
     let chars = Array(Self.card)
     for start in 0...(chars.count - 6) {
       let fragment = String(chars[start..<(start + 6)])
-      #expect(!log.contains(fragment), "the log holds \(fragment) of the card")
+      #expect(!shows(fragment, in: log), "the log holds \(fragment) of the card")
     }
   }
 

@@ -1,5 +1,6 @@
 import Foundation
 import PinpadCore
+import PinpadTestSupport
 import Testing
 
 @testable import PinpadDaemon
@@ -18,7 +19,7 @@ import Testing
     controller.send(json: ["type": "verdict", "id": id, "result": "granted"])
     let seen = try #require(try bystander.waitFor("verdict", timeout: 3)).message
     #expect(seen.string("id") == id && seen.string("result") == "granted")
-    #expect(!harness.log.contains("1234"))
+    #expect(!shows("1234", in: harness.log))
     #expect(harness.stop() == 0)
   }
 

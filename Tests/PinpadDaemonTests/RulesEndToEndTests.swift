@@ -116,7 +116,7 @@ import Testing
       guard let bytes = FileManager.default.contents(atPath: state + "/" + file) else { continue }
       let text = String(decoding: bytes, as: UTF8.self)
       for secret in ["1111", "2222", "3333", "7777", "$y$"] {
-        #expect(!text.contains(secret), "\(file) holds \(secret)")
+        #expect(!shows(secret, in: text), "\(file) holds \(secret)")
       }
       var info = stat()
       #expect(stat(state + "/" + file, &info) == 0 && info.st_mode & 0o777 == 0o600, "\(file)")
@@ -196,7 +196,7 @@ import Testing
     let errors = stderr.split(separator: "\n").filter { $0.contains("error:") }
     #expect(errors.count == 2, "one line when it starts, each time: \(stderr)")
     #expect(stderr.contains("decisions are recorded again"), "\(stderr)")
-    #expect(!stderr.contains("1357"))
+    #expect(!shows("1357", in: stderr))
   }
 
   @Test func killedAtRandomDuringABurstServeLosesNoAnsweredVerdictAndCountsEveryUseOnce() throws {

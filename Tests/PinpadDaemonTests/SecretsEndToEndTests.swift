@@ -17,6 +17,16 @@ import Testing
     }
   }
 
+  /// The checks below look past random tokens and nothing else.
+  @Test func showsLooksPastAttemptIDsAndHashesOnly() {
+    #expect(!shows("1234", in: "attempt 7de01ace05e144711234052852f405f5 on keypad default"))
+    #expect(!shows("1234", in: "demo:$y$j9T$Ab1234cdEFghIJklMNopQR$x"))
+    #expect(shows("1234", in: "attempt 7de01ace05e14471 code 1234"))
+    #expect(shows("1234", in: #"{"type":"code","code":"1234"}"#))
+    #expect(shows("0012345678", in: "card=0012345678:"))
+    #expect(shows("345678", in: "ID 9f 0012345678"))
+  }
+
   @Test func aDebugRunLeavesNoCodeInLogsStateArgvOrEnvironment() throws {
     let daemon = try RunningDaemon(
       config: "[Lockout]\nMaxFailures=2\nLockoutSec=1\n",
@@ -43,8 +53,8 @@ import Testing
     let log = daemon.log
     #expect(log.contains("digit key pressed"))  // debug level was on
     for fragment in Self.fragments {
-      #expect(!log.contains(fragment), "log holds \(fragment)")
-      for text in proc { #expect(!text.contains(fragment)) }
+      #expect(!shows(fragment, in: log), "log holds \(fragment)")
+      for text in proc { #expect(!shows(fragment, in: text)) }
     }
     let keyNames = try Regex(#"KEY_(KP)?[0-9](?![0-9A-Z_])"#)
     #expect(log.firstMatch(of: keyNames) == nil, "a digit key name in the log")
@@ -55,7 +65,7 @@ import Testing
     #expect(!files.isEmpty, "no lockout state was written to check")
     for file in files {
       let text = try String(contentsOfFile: daemon.stateDir + "/" + file, encoding: .utf8)
-      for code in Self.codes { #expect(!text.contains(code), "\(file) holds a code") }
+      for code in Self.codes { #expect(!shows(code, in: text), "\(file) holds a code") }
     }
   }
 
@@ -80,13 +90,13 @@ import Testing
     let chars = Array(card)
     for start in 0...(chars.count - 6) {
       let fragment = String(chars[start..<(start + 6)])
-      #expect(!log.contains(fragment), "log holds \(fragment)")
-      for text in proc { #expect(!text.contains(fragment)) }
+      #expect(!shows(fragment, in: log), "log holds \(fragment)")
+      for text in proc { #expect(!shows(fragment, in: text)) }
     }
     let files = FileManager.default.enumerator(atPath: daemon.stateDir)?.allObjects as? [String]
     for file in files ?? [] {
       let text = (try? String(contentsOfFile: daemon.stateDir + "/" + file, encoding: .utf8)) ?? ""
-      #expect(!text.contains(card), "\(file) holds the card")
+      #expect(!shows(card, in: text), "\(file) holds the card")
     }
   }
 
