@@ -2,14 +2,15 @@
 #
 #   make run       set up, build, and run pinpadd on this terminal (no keypad needed)
 #                  with a demo controller that grants 1234
-#   make test      set up and run every test (unit, end-to-end with every close(2) watched
-#                  for double closes (tests/double-close), the unit-file checks
-#                  (systemd-analyze verify/security), the package checks
-#                  (tests/package.sh), a short fuzzing pass, the Swift tests under
-#                  AddressSanitizer and the QEMU system tests, the package on clean
+#   make test      set up and run every test (unit and end-to-end, built with
+#                  AddressSanitizer, every close(2) watched for double closes
+#                  (tests/double-close); the unit-file checks (systemd-analyze
+#                  verify/security), the package checks (tests/package.sh), a short
+#                  fuzzing pass and the QEMU system tests, the package on clean
 #                  Debian 12 and Debian 13 among them)
 #   make fuzz      run each libFuzzer target for FUZZ_SECONDS (60) seconds (fuzz/README.md)
-#   make test-asan the Swift tests built with AddressSanitizer (.build/asan)
+#   make test-asan the Swift tests built with AddressSanitizer (.build/asan), watched
+#   make test-vmlck the VmLck tests against a build without ASan (VMLCK_BIN)
 #   make install DESTDIR=... PREFIX=/usr   the release build (Swift runtime linked in)
 #   make check     the Swift tests alone (built, then run with every close(2) watched)
 #   make deb       pinpadd_VERSION_ARCH.deb and pinpadctl_VERSION_ARCH.deb with debhelper
@@ -113,7 +114,7 @@ TEST_DEPS := console-setup-linux kbd util-linux systemd python3 evemu-tools soca
              mosquitto mosquitto-clients openssl $(DEB_DEPS) lintian mmdebstrap \
              qemu-system-arm qemu-user-static xz-utils sqlite3 procps
 
-.PHONY: all build release deps deb-deps test-deps run listen check test test-system fuzz test-asan bench install install-pinpadd install-pinpadctl deb format clean test-debian13 debian13-root test-releases
+.PHONY: all build release deps deb-deps test-deps run listen check test test-system fuzz build-asan test-asan test-vmlck bench install install-pinpadd install-pinpadctl deb format clean test-debian13 debian13-root test-releases
 
 all: build
 
@@ -170,9 +171,10 @@ check: deps
 	tests/double-close/run.sh tools/swift-tests.sh
 
 # Every piece of `make test`, side by side where both cores stay busy (tools/test-all.sh
-# says which): the debug build and its Swift tests, the bench smoke, the unit checks,
-# the fuzzing pass, the ASan build and tests, the packages and tests/package.sh, and
-# every QEMU case of tests/system/run.sh all.
+# says which): the ASan build and its Swift tests (every close watched), the VmLck
+# tests, the bench smoke, the unit checks, the fuzzing pass, the release build, the
+# packages and tests/package.sh, and every QEMU case of tests/system/run.sh all (the
+# worktree's cases on the release build). No debug build: `make check` is that.
 test: test-deps deb-deps
 	SWIFT="$(SWIFT)" MAKE="$(MAKE)" FUZZ_SECONDS=$(FUZZ_CI_SECONDS) FUZZ_RUNS=$(FUZZ_CI_RUNS) \
 	  tools/test-all.sh
@@ -192,15 +194,28 @@ FUZZ_CI_RUNS ?= 150000
 fuzz:
 	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh
 
-# The Swift tests once more, built with AddressSanitizer into their own build dir.
+# The Swift tests built with AddressSanitizer into their own build dir, every close(2)
+# watched as in `make check` (`make test` runs the Swift tests this way only).
 # Leak checks are off: the Swift runtime's caches live as long as the process.
 # Skipped: the VmLck tests of pinpadd, pinpadctl serve/listen and the bridge (ASan turns
-# mlock(2) into a no-op, so no page is ever locked).
-test-asan: deps
+# mlock(2) into a no-op, so no page is ever locked); `make test-vmlck` runs those.
+ASAN_BUNDLE := .build/asan/debug/pinpaddPackageTests.xctest
+VMLCK_TESTS := pagesAreLockedWhileAnEntryIsOpen|secretBuffersAreLocked|bridgeBufferIsLocked
+build-asan: deps
 	$(SWIFT) build --build-tests --build-path .build/asan -Xswiftc -sanitize=address -Xcc -fsanitize=address
-	ASAN_OPTIONS=detect_leaks=0 \
-	  SWIFT_TEST_SKIP='pagesAreLockedWhileAnEntryIsOpen|secretBuffersAreLocked|bridgeBufferIsLocked' \
-	  tools/swift-tests.sh .build/asan/debug/pinpaddPackageTests.xctest
+test-asan: build-asan
+	ASAN_OPTIONS=detect_leaks=0 SWIFT_TEST_SKIP='$(VMLCK_TESTS)' \
+	  tests/double-close/run.sh tools/swift-tests.sh $(ASAN_BUNDLE)
+
+# The three VmLck tests (from the ASan bundle) against the programs of a build without
+# ASan, VMLCK_BIN (make test: the release build the packages ship). Fails unless all
+# three ran and passed (they need root and mosquitto).
+VMLCK_BIN ?= .build/release
+test-vmlck: build-asan
+	ASAN_OPTIONS=detect_leaks=0 NO_COLOR=1 PINPADD_BIN_DIR=$(abspath $(VMLCK_BIN)) \
+	  $(ASAN_BUNDLE) --testing-library swift-testing --filter '$(VMLCK_TESTS)' 2>&1 | \
+	  tee .build/vmlck.log
+	grep -q 'Test run with 3 tests in .* passed' .build/vmlck.log
 
 # Only the QEMU system tests (a real kernel with USB keyboards, udev and a framebuffer;
 # clean-system installs the package that `make deb` builds).

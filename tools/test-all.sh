@@ -1,15 +1,17 @@
 #!/bin/bash
 # `make test`'s body: every test of the worktree, the pieces side by side where that
-# keeps both cores busy. The chain that takes longest is the release build, the
-# packages, then the clean-system cases, so it starts first:
+# keeps both cores busy. There is one build of the whole package for the tests, with
+# AddressSanitizer, and one release build (what the packages ship), which every QEMU
+# case runs; the debug build is `make check`'s alone (two compilations fewer).
 #   beside: the clean roots' tarballs (mmdebstrap: the mirror and the disk)
+#   beside: the fuzzing pass (its own build of the pure modules)
 #   beside: release build (its own folder, .build/pkg), make deb, tests/package.sh,
 #           then clean-system and clean-system-debian13 at once (one QEMU each)
-#   here:   the debug build and the evdev probe, then
-#   beside: the fuzzing pass, then every other QEMU case that runs the worktree's build
-#   beside: the rest of those QEMU cases
-#   here:   the Swift tests (every close watched), the bench smoke, the unit checks,
-#           then the Swift tests under AddressSanitizer
+#   here:   the ASan build; once the release build is there, the evdev probe from its
+#           objects, then
+#   beside: the worktree's QEMU cases on the release build, in two lanes
+#   here:   the bench smoke, the unit checks, the Swift tests under AddressSanitizer
+#           (every close watched), the VmLck tests against the release build
 # Each piece's output is shown whole when it ends (and kept in .build/test-all); every
 # piece runs to its end even when another failed, and the run fails if any did.
 # Usage: tools/test-all.sh    (from the Makefile: SWIFT, MAKE, FUZZ_* as it sets them)
@@ -25,14 +27,20 @@ LANES_NAME=test
 . tools/lanes.sh
 failed=()
 t0=$SECONDS
+release=.build/pkg/release
 
-# The packages, then at once the clean systems they are installed on (one QEMU each).
+# The release build, the packages, then at once the clean systems they are installed on
+# (one QEMU each). release.done says the release build ended (release.ok: it passed).
 packages() {
-  timed "make deb (release build in .build/pkg)" $MAKE deb RELEASE_SCRATCH=.build/pkg &&
+  local built=0
+  timed "release build (.build/pkg)" $MAKE --no-print-directory release RELEASE_SCRATCH=.build/pkg &&
+    built=1 && touch "$LANES_LOGS/release.ok"
+  touch "$LANES_LOGS/release.done"
+  [[ $built == 1 ]] || return 1
+  timed "make deb" $MAKE deb RELEASE_SCRATCH=.build/pkg &&
     timed tests/package.sh tests/package.sh pinpadd_*_"$arch".deb pinpadctl_*_"$arch".deb &&
     await tarball-bookworm 3 && await tarball-trixie 3 || return 1
-  # The evdev probe the script builds after the debug build: waited for, not built
-  # again here (that would wait on the debug build's lock, then compile it twice more).
+  # The evdev probe the script builds from the release objects: waited for.
   while [[ ! -f $LANES_LOGS/probe.done ]]; do sleep 1; done
   behind clean-system tests/system/run.sh clean-system
   behind clean-system-debian13 tests/system/run.sh clean-system-debian13
@@ -41,46 +49,66 @@ packages() {
   await clean-system-debian13 || rc=1
   return $rc
 }
-# The QEMU cases that run the worktree's build, in two lanes (every other case each).
-mapfile -t tree < <(tests/system/run.sh --list all-tree)
+# The QEMU cases that run the worktree's build, in two lanes of about equal time: the
+# longest first, each to the lane with less so far, by the seconds each took in a loaded
+# make test (2026-12-03; a case not listed counts 40).
+declare -A took=([door-gpio]=425 [card-pin]=201 [mqtt-service]=177 [systemd-service]=127
+  [hotplug]=114 [screen]=42 [evdev-kernel]=37 [keypad-auto]=29 [virtual-keypad]=27
+  [rig-smoke]=23 [udev-rules]=22 [two-keyboards]=21)
+mapfile -t tree < <(tests/system/run.sh --list all-tree |
+  while read -r c; do echo "${took[$c]:-40} $c"; done | sort -k1,1nr | cut -d' ' -f2)
 tree_a=() tree_b=()
-for i in "${!tree[@]}"; do
-  if ((i % 2 == 0)); then tree_a+=("${tree[i]}"); else tree_b+=("${tree[i]}"); fi
+sum_a=0 sum_b=0
+for c in "${tree[@]}"; do
+  if ((sum_a <= sum_b)); then
+    tree_a+=("$c") sum_a=$((sum_a + ${took[$c]:-40}))
+  else
+    tree_b+=("$c") sum_b=$((sum_b + ${took[$c]:-40}))
+  fi
 done
-fuzz_and_tree() {
-  timed "fuzzing pass" fuzz/run.sh &&
-    timed "QEMU cases ${tree_a[*]}" tests/system/run.sh "${tree_a[@]}"
-}
 
 export RIG_PROBE=$src/.build/system-tests/evdev-probe
-rm -f "$LANES_LOGS/probe.done" "$RIG_PROBE"
+rm -f "$LANES_LOGS"/{probe,release}.{done,ok} "$RIG_PROBE"
 rm -f .build/swift-tests/*/failures  # an earlier run's, not to be shown for this one
 behind tarball-bookworm tests/system/lib/clean-tarball.sh bookworm "$arch" "$src"
 behind tarball-trixie tests/system/lib/clean-tarball.sh trixie "$arch" "$src"
+behind fuzz timed "fuzzing pass" fuzz/run.sh
 behind packages packages
 # Up to four guests share the cores with the builds here: a case's timeout (a guard
 # against a hang, not a measure) is three times run.sh's own.
 export RIG_TIMEOUT=${RIG_TIMEOUT:-900}
-built=0
-timed "debug build" $SWIFT build --build-tests &&
-  timed "evdev probe" tests/system/lib/build-probe.sh "$RIG_PROBE" >/dev/null && built=1
-# Without a probe (a failed build), the clean-system cases build their own.
-touch "$LANES_LOGS/probe.done"
-if [[ $built == 1 ]]; then
-  behind fuzz-and-tree fuzz_and_tree
-  behind tree tests/system/run.sh "${tree_b[@]}"
-  # `make check` itself (its build is done by now), so the two never drift apart.
-  timed "Swift tests" $MAKE --no-print-directory check SWIFT="$SWIFT" || failed+=("Swift tests")
-  timed "bench smoke" bench/run.sh --smoke .build/debug || failed+=("bench smoke")
-  timed "unit files" tests/systemd-units.sh || failed+=("unit files")
-  timed "Swift tests under AddressSanitizer" $MAKE test-asan || failed+=(asan)
-  await fuzz-and-tree || failed+=("fuzzing and QEMU")
-  await tree || failed+=(QEMU)
-  await packages || failed+=("packages and clean systems")
+asan=0
+timed "ASan build" $MAKE --no-print-directory build-asan SWIFT="$SWIFT" && asan=1 || failed+=("ASan build")
+while [[ ! -f $LANES_LOGS/release.done ]]; do sleep 1; done
+tree_started=0
+if [[ -f $LANES_LOGS/release.ok ]] &&
+  timed "evdev probe" env PROBE_FROM=$release tests/system/lib/build-probe.sh "$RIG_PROBE" >/dev/null; then
+  touch "$LANES_LOGS/probe.done"
+  export RIG_BIN=$release
+  behind tree-a tests/system/run.sh "${tree_a[@]}"
+  behind tree-b tests/system/run.sh "${tree_b[@]}"
+  tree_started=1
+  timed "bench smoke" bench/run.sh --smoke "$release" || failed+=("bench smoke")
 else
-  failed+=("debug build")
-  await packages || failed+=(packages)
+  # Without a probe (a failed build), the clean-system cases build their own.
+  touch "$LANES_LOGS/probe.done"
+  failed+=("release build or evdev probe")
 fi
+timed "unit files" tests/systemd-units.sh || failed+=("unit files")
+if [[ $asan == 1 ]]; then
+  timed "Swift tests under AddressSanitizer" $MAKE --no-print-directory test-asan SWIFT="$SWIFT" ||
+    failed+=("Swift tests (ASan)")
+  if [[ $tree_started == 1 ]]; then
+    timed "VmLck tests on the release build" $MAKE --no-print-directory test-vmlck \
+      SWIFT="$SWIFT" VMLCK_BIN="$release" || failed+=("VmLck tests")
+  fi
+fi
+await fuzz || failed+=(fuzzing)
+if [[ $tree_started == 1 ]]; then
+  await tree-a || failed+=("QEMU cases ${tree_a[*]}")
+  await tree-b || failed+=("QEMU cases ${tree_b[*]}")
+fi
+await packages || failed+=("packages and clean systems")
 stamp "all pieces ended after $((SECONDS - t0)) s"
 if [[ ${#failed[@]} -gt 0 ]]; then
   stamp "FAILED: ${failed[*]}"

@@ -13,7 +13,9 @@
 #
 # Environment: RIG_TIMEOUT (seconds per case, default 300), RIG_KEEP=1 keeps the run
 # folder (console.log, scratch/), RIG_NO_INSTALL=1 skips installing missing packages,
-# RIG_PROBE=FILE uses that evdev-probe (lib/build-probe.sh) instead of building it.
+# RIG_PROBE=FILE uses that evdev-probe (lib/build-probe.sh) instead of building it,
+# RIG_BIN=DIR (a folder of the worktree, default .build/debug) holds the pinpadd and
+# pinpadctl that the worktree's cases run and install (make test: the release build).
 # A case may add QEMU arguments with lines `# rig-qemu: -device usb-tablet`, and boot the
 # host's systemd as PID 1 instead of running in a chroot with `# rig-boot: systemd`
 # (lib/boot-systemd.sh: the case runs once with argument `setup` before the boot), or
@@ -113,6 +115,7 @@ else
   stamp "building evdev-probe"
   probe=$("$here/lib/build-probe.sh" "$cache/evdev-probe")
 fi
+bin_dir=${RIG_BIN:-.build/debug}
 
 # The kernel, initramfs and QEMU for an arm64 case (`# rig-arch: arm64`): trixie's
 # arm64 kernel package and busybox-static, downloaded into the Debian 13 build root by
@@ -162,6 +165,7 @@ run_case() {
   lines=$(cat "$here/cases/$name.sh" "$here/cases/$body.sh")
   cp "$here/cases/$body.sh" "$scratch/case.sh"
   cp "$probe" "$scratch/evdev-probe"
+  echo "$bin_dir" >"$scratch/bin-dir"
   # shellcheck disable=SC2207
   extra=($(sed -n 's/^# rig-qemu: //p' <<<"$lines"))
   local boot keyboards i kbd=() release arch case_timeout

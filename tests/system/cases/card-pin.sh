@@ -26,9 +26,9 @@ mkdir -p $run
 log=$RIG_SCRATCH/daemon.log
 serve_log=$RIG_SCRATCH/serve.log
 events=$RIG_SCRATCH/events.txt
-ctl() { .build/debug/pinpadctl --socket $run/s.sock "$@"; }
+ctl() { $RIG_BIN/pinpadctl --socket $run/s.sock "$@"; }
 # Background clients run the binary itself, so that $! is its pid (not a subshell's).
-bg_ctl() { exec .build/debug/pinpadctl --socket $run/s.sock "$@"; }
+bg_ctl() { exec $RIG_BIN/pinpadctl --socket $run/s.sock "$@"; }
 
 # The secrets live in shell variables and reach programs only on stdin (the host driver
 # gets the keys to type in $RIG_SCRATCH/keys-N).
@@ -43,9 +43,9 @@ CardReader=phys:usb-*-2/input0
 CardMode=card+pin
 PinAfterCardSec=30
 CONF
-.build/debug/pinpadd --check-config --config $run/pinpadd.conf >"$RIG_SCRATCH/check.txt" 2>&1 ||
+$RIG_BIN/pinpadd --check-config --config $run/pinpadd.conf >"$RIG_SCRATCH/check.txt" 2>&1 ||
   { cat "$RIG_SCRATCH/check.txt"; rig_fail "--check-config refused the card reader section"; }
-.build/debug/pinpadd --list-devices --config $run/pinpadd.conf | tee "$RIG_SCRATCH/list.txt"
+$RIG_BIN/pinpadd --list-devices --config $run/pinpadd.conf | tee "$RIG_SCRATCH/list.txt"
 grep -qP "^$pad\t.*-1/input0\tyes\tdoor$" "$RIG_SCRATCH/list.txt" || rig_fail "keyboard 1 is not keypad door"
 grep -qP "^$reader\t.*-2/input0\tyes\tdoor \(card reader\)$" "$RIG_SCRATCH/list.txt" ||
   rig_fail "keyboard 2 is not door's card reader"
@@ -71,7 +71,7 @@ grep -q "^bob:[^:]*:.*duress" $codes || rig_fail "pinpadctl hash --duress gave n
 [ "$(grep -c ':.*card=\$' $codes)" = 3 ] || rig_fail "not every line has a card= hash"
 
 t0=$(rig_now)
-.build/debug/pinpadd --config $run/pinpadd.conf --input auto --display none \
+$RIG_BIN/pinpadd --config $run/pinpadd.conf --input auto --display none \
   --socket $run/s.sock --state-dir $run/state --log-level debug 2>"$log" &
 daemon=$!
 dump() { echo "-- daemon log"; cat "$log"; echo "-- serve log"; cat "$serve_log"; echo "-- events"; cat "$events"; }

@@ -24,7 +24,7 @@ log=$RIG_SCRATCH/daemon.log
 sim_log=$RIG_SCRATCH/sim.log
 messages=$RIG_SCRATCH/messages.txt
 verdicts=$RIG_SCRATCH/verdicts.txt
-ctl() { .build/debug/pinpadctl --socket $run/s.sock "$@"; }
+ctl() { $RIG_BIN/pinpadctl --socket $run/s.sock "$@"; }
 pin=1357 wrong=2468
 : >"$sim_log" >"$messages" >"$verdicts"
 
@@ -49,7 +49,7 @@ start_sim() {
   python3 tests/system/helpers/cp2112-sim.py "$sim_log" $run/sim.ctl &
   sim=$!
   local deadline=$(($(date +%s) + 120))
-  until .build/debug/pinpadd --list-devices --config $run/pinpadd.conf 2>/dev/null | grep -q "cp2112_gpio"; do
+  until $RIG_BIN/pinpadd --list-devices --config $run/pinpadd.conf 2>/dev/null | grep -q "cp2112_gpio"; do
     [ "$(date +%s)" -ge "$deadline" ] && { dmesg | tail -20; rig_fail "no cp2112_gpio chip appeared"; }
     sleep 0.1
   done
@@ -74,7 +74,7 @@ HeldOpenSec=1
 ExitButton=cp2112_gpio:2
 DebounceSec=0.02
 CONF
-.build/debug/pinpadd --check-config --config $run/pinpadd.conf >"$RIG_SCRATCH/check.txt" 2>&1 ||
+$RIG_BIN/pinpadd --check-config --config $run/pinpadd.conf >"$RIG_SCRATCH/check.txt" 2>&1 ||
   { cat "$RIG_SCRATCH/check.txt"; rig_fail "--check-config refused the door"; }
 
 t0=$(rig_now)
@@ -82,19 +82,19 @@ start_sim
 rig_measure chip_appears "$t0"
 # udev-rules/70-pinpadd.rules gives the chip to group pinpadd.
 udevadm settle
-chip=$(.build/debug/pinpadd --list-devices --config $run/pinpadd.conf | grep -P "\tcp2112_gpio\t" | cut -f1)
+chip=$($RIG_BIN/pinpadd --list-devices --config $run/pinpadd.conf | grep -P "\tcp2112_gpio\t" | cut -f1)
 [ "$(stat -c %G:%a "$chip")" = "pinpadd:660" ] || rig_fail "$chip is $(stat -c %G:%a "$chip"), not pinpadd:660"
-.build/debug/pinpadd --list-devices --config $run/pinpadd.conf | sed -n '/# GPIO chips/,$p' | tee "$RIG_SCRATCH/list.txt"
+$RIG_BIN/pinpadd --list-devices --config $run/pinpadd.conf | sed -n '/# GPIO chips/,$p' | tee "$RIG_SCRATCH/list.txt"
 grep -qP "^  0\t.*\t\[Door main\] Relay$" "$RIG_SCRATCH/list.txt" || rig_fail "--list-devices does not show line 0 as the relay"
 grep -qP "^  2\t.*\t\[Door main\] ExitButton$" "$RIG_SCRATCH/list.txt" || rig_fail "--list-devices does not show line 2 as the exit button"
 # A chip may also be named by its name (gpiochipN; a label survives a re-plug, a name
 # may not).
 printf '[Door byname]\nRelay=%s:5\n' "$(basename "$(grep -P '\tcp2112_gpio\t' "$RIG_SCRATCH/list.txt" | cut -f1)")" >$run/byname.conf
-.build/debug/pinpadd --list-devices --config $run/byname.conf | grep -qP "^  5\t.*\t\[Door byname\] Relay$" ||
+$RIG_BIN/pinpadd --list-devices --config $run/byname.conf | grep -qP "^  5\t.*\t\[Door byname\] Relay$" ||
   rig_fail "a chip named by its name is not found"
 
 start_daemon() {
-  .build/debug/pinpadd --config $run/pinpadd.conf --input auto --display none \
+  $RIG_BIN/pinpadd --config $run/pinpadd.conf --input auto --display none \
     --socket $run/s.sock --state-dir none --log-level debug 2>>"$log" &
   daemon=$!
   wait_for "$1" "pinpadd .* ready" "$log" "ready line"
@@ -166,7 +166,7 @@ wait_for 3 '"event":"locked"' "$messages" "relock after the exit button"
 
 # nobody may not open it: forbidden, and the relay stays where it was.
 before=$(relay_changes)
-if setpriv --reuid=65534 --regid=65534 --clear-groups .build/debug/pinpadctl --socket $run/s.sock open main \
+if setpriv --reuid=65534 --regid=65534 --clear-groups $RIG_BIN/pinpadctl --socket $run/s.sock open main \
   2>"$RIG_SCRATCH/nobody.txt"; then rig_fail "pinpadctl open as nobody succeeded"; fi
 grep -q forbidden "$RIG_SCRATCH/nobody.txt" || { cat "$RIG_SCRATCH/nobody.txt"; rig_fail "nobody was not told forbidden"; }
 ctl open nowhere 2>"$RIG_SCRATCH/nowhere.txt" && rig_fail "open of an unknown door succeeded"

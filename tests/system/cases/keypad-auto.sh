@@ -10,20 +10,20 @@ mkdir -p $run
 log="$RIG_SCRATCH/daemon.log"
 events="$RIG_SCRATCH/events.txt"
 
-.build/debug/pinpadd --list-devices >"$RIG_SCRATCH/list.txt" || rig_fail "--list-devices failed"
+$RIG_BIN/pinpadd --list-devices >"$RIG_SCRATCH/list.txt" || rig_fail "--list-devices failed"
 cat "$RIG_SCRATCH/list.txt"
 grep -P "\tQEMU QEMU USB Keyboard\t0627:0001\t.*\tyes\tdefault$" "$RIG_SCRATCH/list.txt" \
   || rig_fail "--list-devices does not show the USB keyboard as keypad default"
 
 t0=$(rig_now)
-.build/debug/pinpadd --input auto --display none --socket $run/s.sock --state-dir $run/state \
+$RIG_BIN/pinpadd --input auto --display none --socket $run/s.sock --state-dir $run/state \
   --log-level debug 2>"$log" &
 daemon=$!
 until [ -S $run/s.sock ]; do
   kill -0 $daemon 2>/dev/null || { cat "$log"; rig_fail "pinpadd ended"; }
   sleep 0.05
 done
-.build/debug/pinpadctl --socket $run/s.sock listen >"$events" &
+$RIG_BIN/pinpadctl --socket $run/s.sock listen >"$events" &
 until grep -q "QEMU USB Keyboard.*grabbed\|event.* grabbed" "$log" && grep -q "USB Keyboard" "$log"; do
   sleep 0.05
 done
@@ -44,7 +44,7 @@ rig_signal ready                       # host types 1 2 3 4 Enter on the keypad
 wait_for '"code":"1234"' "$events" "first code"
 rig_measure first_code "$t1"
 id=$(sed -n 's/.*"type":"code","id":"\([^"]*\)".*/\1/p' "$events" | head -1)
-.build/debug/pinpadctl --socket $run/s.sock verdict "$id" granted || rig_fail "verdict refused"
+$RIG_BIN/pinpadctl --socket $run/s.sock verdict "$id" granted || rig_fail "verdict refused"
 grabs=$(grep -c "grabbed" "$log")
 rig_signal unplug                      # host: device_del
 wait_for '"event":"removed"' "$events" "keypad removed event"

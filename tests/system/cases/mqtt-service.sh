@@ -16,9 +16,11 @@
 . "$RIG_LIB/guest.sh"
 
 if [ "${1:-}" = setup ]; then
-  # The debug build made on the host (the toolchain's libraries are in the shared root);
-  # make install ships every unit in systemd/, the bridge's included.
-  make -s -o build install INSTALL_CONFIGURATION=debug DESTDIR= PREFIX=/usr || rig_fail "make install"
+  # The build made on the host, $RIG_BIN (-o build: none here; a debug build finds the
+  # toolchain's libraries in the shared root); make install ships every unit in
+  # systemd/, the bridge's included.
+  make -s -o build install INSTALL_CONFIGURATION=debug INSTALL_BIN="$RIG_BIN" DESTDIR= PREFIX=/usr ||
+    rig_fail "make install"
   [ -f /lib/systemd/system/pinpadd-mqtt.service ] || rig_fail "make install left out pinpadd-mqtt.service"
   systemctl --root=/ enable pinpadd.socket || rig_fail "systemctl enable pinpadd.socket"
   cat >/etc/pinpadd/pinpadd.conf <<'EOF2'

@@ -18,8 +18,8 @@ grep -qP "^$kbd\tQEMU QEMU USB Keyboard\t0627:0001\t.+\tyes\tdefault$" "$RIG_SCR
   rig_fail "--list-devices line for the keyboard is wrong"
 
 # The real command, once the daemon has it wired: the same lines as the probe's.
-if [ -x .build/debug/pinpadd ] &&
-  .build/debug/pinpadd --list-devices >"$RIG_SCRATCH/pinpadd-list.txt" 2>&1 &&
+if [ -x $RIG_BIN/pinpadd ] &&
+  $RIG_BIN/pinpadd --list-devices >"$RIG_SCRATCH/pinpadd-list.txt" 2>&1 &&
   grep -qP "^/dev/input/event[0-9]+\t" "$RIG_SCRATCH/pinpadd-list.txt"; then
   diff "$RIG_SCRATCH/list.txt" "$RIG_SCRATCH/pinpadd-list.txt" ||
     rig_fail "pinpadd --list-devices differs from the probe's list"

@@ -45,7 +45,7 @@ SnapshotSize=${width}x${height}
 CONF
 
 # The reference frame: the snapshot renderer, same configuration, same size.
-.build/debug/pinpadd --config $conf --input auto --display snapshot:"$RIG_SCRATCH/snapshot" \
+$RIG_BIN/pinpadd --config $conf --input auto --display snapshot:"$RIG_SCRATCH/snapshot" \
   --socket $run/snap.sock --state-dir $run/snapstate 2>"$RIG_SCRATCH/snapshot.log" &
 snap=$!
 until [ -f "$RIG_SCRATCH/snapshot/frame-000001.png" ]; do
@@ -56,7 +56,7 @@ kill -TERM $snap
 wait $snap || rig_fail "snapshot pinpadd exit $? after SIGTERM"
 
 t0=$(rig_now)
-.build/debug/pinpadd --config $conf --input auto --display fb --socket $run/s.sock \
+$RIG_BIN/pinpadd --config $conf --input auto --display fb --socket $run/s.sock \
   --state-dir $run/state --log-level debug 2>"$log" &
 daemon=$!
 until grep -q "ready" "$log"; do
@@ -65,7 +65,7 @@ until grep -q "ready" "$log"; do
 done
 rig_measure start_to_first_frame "$t0"
 until [ -S $run/s.sock ]; do sleep 0.05; done
-.build/debug/pinpadctl --socket $run/s.sock listen >"$events" &
+$RIG_BIN/pinpadctl --socket $run/s.sock listen >"$events" &
 until grep -q "on-screen keypad: using .*Tablet" "$log"; do
   kill -0 $daemon 2>/dev/null || { cat "$log"; rig_fail "pinpadd ended"; }
   sleep 0.05

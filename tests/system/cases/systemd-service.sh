@@ -15,8 +15,9 @@
 
 if [ "${1:-}" = setup ]; then
   # In the chroot before the boot: install as a package would, with the binaries
-  # already built on the host (-o build: no swift build in the guest).
-  make -s -o build install INSTALL_CONFIGURATION=debug DESTDIR= PREFIX=/usr || rig_fail "make install"
+  # already built on the host, $RIG_BIN (-o build: no swift build in the guest).
+  make -s -o build install INSTALL_CONFIGURATION=debug INSTALL_BIN="$RIG_BIN" DESTDIR= PREFIX=/usr ||
+    rig_fail "make install"
   sed -n 's/^#   \(SUBSYSTEM==.*PINPADD_KEYPAD.*\)$/\1/p' udev-rules/70-pinpadd.rules |
     sed 's/"1234"/"0627"/; s/"5678"/"0001"/' >/etc/udev/rules.d/69-pinpadd-local.rules
   systemctl --root=/ enable pinpadd.socket || rig_fail "systemctl enable pinpadd.socket"

@@ -1,12 +1,18 @@
 #!/bin/bash
 # Builds tests/system/helpers/evdev-probe.swift against the objects of
-# `swift build --target PinpadInput` (no change to Package.swift). Prints the binary's path.
+# `swift build --target PinpadInput` (no change to Package.swift), or of a build already
+# made: PROBE_FROM=DIR (make test: the release build, .build/pkg/release). Prints the
+# binary's path.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 out=${1:-$root/.build/system-tests/evdev-probe}
 cd "$root"
-swift build --target PinpadInput >&2
-bin=$(swift build --show-bin-path)
+if [[ -n ${PROBE_FROM:-} ]]; then
+  bin=$PROBE_FROM
+else
+  swift build --target PinpadInput >&2
+  bin=$(swift build --show-bin-path)
+fi
 mkdir -p "$(dirname "$out")"
 # Only the objects of sources that still exist: an incremental build keeps the object of
 # a renamed or deleted file, which would clash with its successor's symbols.

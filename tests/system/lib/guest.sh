@@ -3,6 +3,8 @@
 # worktree is the current directory; $RIG_SCRATCH is shared with the host driver.
 
 set -u
+# The folder (in the worktree) of the pinpadd and pinpadctl to run: run.sh's RIG_BIN.
+RIG_BIN=$(cat "$RIG_SCRATCH/bin-dir" 2>/dev/null || echo .build/debug)
 
 rig_now() { cut -d' ' -f1 /proc/uptime; }
 rig_log() { echo "guest: $(rig_now)s $*"; }
