@@ -2,16 +2,17 @@
 # `make test`'s body: every test of the worktree, the pieces side by side where that
 # keeps both cores busy. There is one build of the whole package for the tests, with
 # AddressSanitizer, and one release build (what the packages ship), which every QEMU
-# case runs; the debug build is `make check`'s alone (two compilations fewer).
+# case runs; the debug build (and the probe's partial one) is `make check`'s alone.
 #   beside: the clean roots' tarballs (mmdebstrap: the mirror and the disk)
 #   beside: the fuzzing pass (its own build of the pure modules)
-#   beside: release build (its own folder, .build/pkg), make deb, tests/package.sh,
-#           then clean-system and clean-system-debian13 at once (one QEMU each)
-#   here:   the ASan build; once the release build is there, the evdev probe from its
-#           objects, then
-#   beside: the worktree's QEMU cases on the release build, in two lanes
-#   here:   the bench smoke, the unit checks, the Swift tests under AddressSanitizer
-#           (every close watched), the VmLck tests against the release build
+#   beside: release build (its own folder, .build/pkg), the evdev probe from its objects,
+#           make deb, tests/package.sh, then clean-system and clean-system-debian13
+#           at once (one QEMU each)
+#   beside: once the release build and the probe are there, the worktree's QEMU cases
+#           on the release build, in two lanes
+#   here:   the unit checks, the ASan build, the Swift tests under AddressSanitizer
+#           (every close watched), the VmLck tests and the bench smoke on the release
+#           build
 # Each piece's output is shown whole when it ends (and kept in .build/test-all); every
 # piece runs to its end even when another failed, and the run fails if any did.
 # Usage: tools/test-all.sh    (from the Makefile: SWIFT, MAKE, FUZZ_* as it sets them)
@@ -29,32 +30,39 @@ failed=()
 t0=$SECONDS
 release=.build/pkg/release
 
-# The release build, the packages, then at once the clean systems they are installed on
-# (one QEMU each). release.done says the release build ended (release.ok: it passed).
+# The release build, the evdev probe linked from its objects, the packages, then at once
+# the clean systems they are installed on (one QEMU each). probe.done says the release
+# build and the probe ended; probe.ok that both passed, so the worktree's cases can start.
 packages() {
-  local built=0
   timed "release build (.build/pkg)" $MAKE --no-print-directory release RELEASE_SCRATCH=.build/pkg &&
-    built=1 && touch "$LANES_LOGS/release.ok"
-  touch "$LANES_LOGS/release.done"
-  [[ $built == 1 ]] || return 1
+    timed "evdev probe" env PROBE_FROM=$release tests/system/lib/build-probe.sh "$RIG_PROBE" >/dev/null &&
+    touch "$LANES_LOGS/probe.ok"
+  touch "$LANES_LOGS/probe.done"
+  # Without a probe, the clean-system cases build their own (and so does make deb).
   timed "make deb" $MAKE deb RELEASE_SCRATCH=.build/pkg &&
     timed tests/package.sh tests/package.sh pinpadd_*_"$arch".deb pinpadctl_*_"$arch".deb &&
     await tarball-bookworm 3 && await tarball-trixie 3 || return 1
-  # The evdev probe the script builds from the release objects: waited for.
-  while [[ ! -f $LANES_LOGS/probe.done ]]; do sleep 1; done
   behind clean-system tests/system/run.sh clean-system
   behind clean-system-debian13 tests/system/run.sh clean-system-debian13
   local rc=0
   await clean-system || rc=1
   await clean-system-debian13 || rc=1
+  [[ -f $LANES_LOGS/probe.ok ]] || rc=1
   return $rc
+}
+# A lane of the worktree's QEMU cases, on the release build once it and the probe are
+# there (beside the ASan build and tests).
+tree_lane() {
+  while [[ ! -f $LANES_LOGS/probe.done ]]; do sleep 1; done
+  [[ -f $LANES_LOGS/probe.ok ]] || { echo "no release build or evdev probe: no QEMU case"; return 1; }
+  RIG_BIN=$release tests/system/run.sh "$@"
 }
 # The QEMU cases that run the worktree's build, in two lanes of about equal time: the
 # longest first, each to the lane with less so far, by the seconds each took in a loaded
 # make test (2026-12-03; a case not listed counts 40).
-declare -A took=([door-gpio]=425 [card-pin]=201 [mqtt-service]=177 [systemd-service]=127
-  [hotplug]=114 [screen]=42 [evdev-kernel]=37 [keypad-auto]=29 [virtual-keypad]=27
-  [rig-smoke]=23 [udev-rules]=22 [two-keyboards]=21)
+declare -A took=([door-gpio]=308 [card-pin]=215 [mqtt-service]=201 [systemd-service]=100
+  [evdev-kernel]=66 [hotplug]=59 [screen]=32 [virtual-keypad]=27 [keypad-auto]=22
+  [rig-smoke]=21 [udev-rules]=21 [two-keyboards]=20)
 mapfile -t tree < <(tests/system/run.sh --list all-tree |
   while read -r c; do echo "${took[$c]:-40} $c"; done | sort -k1,1nr | cut -d' ' -f2)
 tree_a=() tree_b=()
@@ -68,47 +76,37 @@ for c in "${tree[@]}"; do
 done
 
 export RIG_PROBE=$src/.build/system-tests/evdev-probe
-rm -f "$LANES_LOGS"/{probe,release}.{done,ok} "$RIG_PROBE"
+rm -f "$LANES_LOGS"/probe.{done,ok} "$RIG_PROBE"
 rm -f .build/swift-tests/*/failures  # an earlier run's, not to be shown for this one
+# Up to four guests share the cores with the builds here: a case's timeout (a guard
+# against a hang, not a measure) is three times run.sh's own.
+export RIG_TIMEOUT=${RIG_TIMEOUT:-900}
 behind tarball-bookworm tests/system/lib/clean-tarball.sh bookworm "$arch" "$src"
 behind tarball-trixie tests/system/lib/clean-tarball.sh trixie "$arch" "$src"
 behind fuzz timed "fuzzing pass" fuzz/run.sh
 behind packages packages
-# Up to four guests share the cores with the builds here: a case's timeout (a guard
-# against a hang, not a measure) is three times run.sh's own.
-export RIG_TIMEOUT=${RIG_TIMEOUT:-900}
-asan=0
-timed "ASan build" $MAKE --no-print-directory build-asan SWIFT="$SWIFT" && asan=1 || failed+=("ASan build")
-while [[ ! -f $LANES_LOGS/release.done ]]; do sleep 1; done
-tree_started=0
-if [[ -f $LANES_LOGS/release.ok ]] &&
-  timed "evdev probe" env PROBE_FROM=$release tests/system/lib/build-probe.sh "$RIG_PROBE" >/dev/null; then
-  touch "$LANES_LOGS/probe.done"
-  export RIG_BIN=$release
-  behind tree-a tests/system/run.sh "${tree_a[@]}"
-  behind tree-b tests/system/run.sh "${tree_b[@]}"
-  tree_started=1
-  timed "bench smoke" bench/run.sh --smoke "$release" || failed+=("bench smoke")
-else
-  # Without a probe (a failed build), the clean-system cases build their own.
-  touch "$LANES_LOGS/probe.done"
-  failed+=("release build or evdev probe")
-fi
+behind tree-a tree_lane "${tree_a[@]}"
+behind tree-b tree_lane "${tree_b[@]}"
 timed "unit files" tests/systemd-units.sh || failed+=("unit files")
-if [[ $asan == 1 ]]; then
+if timed "ASan build" $MAKE --no-print-directory build-asan SWIFT="$SWIFT"; then
   timed "Swift tests under AddressSanitizer" $MAKE --no-print-directory test-asan SWIFT="$SWIFT" ||
     failed+=("Swift tests (ASan)")
-  if [[ $tree_started == 1 ]]; then
+  while [[ ! -f $LANES_LOGS/probe.done ]]; do sleep 1; done
+  if [[ -f $LANES_LOGS/probe.ok ]]; then
     timed "VmLck tests on the release build" $MAKE --no-print-directory test-vmlck \
       SWIFT="$SWIFT" VMLCK_BIN="$release" || failed+=("VmLck tests")
   fi
+else
+  failed+=("ASan build")
+fi
+while [[ ! -f $LANES_LOGS/probe.done ]]; do sleep 1; done
+if [[ -f $LANES_LOGS/probe.ok ]]; then
+  timed "bench smoke" bench/run.sh --smoke "$release" || failed+=("bench smoke")
 fi
 await fuzz || failed+=(fuzzing)
-if [[ $tree_started == 1 ]]; then
-  await tree-a || failed+=("QEMU cases ${tree_a[*]}")
-  await tree-b || failed+=("QEMU cases ${tree_b[*]}")
-fi
-await packages || failed+=("packages and clean systems")
+await tree-a || failed+=("QEMU cases ${tree_a[*]}")
+await tree-b || failed+=("QEMU cases ${tree_b[*]}")
+await packages || failed+=("release build, probe, packages or clean systems")
 stamp "all pieces ended after $((SECONDS - t0)) s"
 if [[ ${#failed[@]} -gt 0 ]]; then
   stamp "FAILED: ${failed[*]}"

@@ -273,10 +273,15 @@ kill -TERM $sim
 wait $sim 2>/dev/null
 
 # No digit of either PIN in a log line or in any message but the controller's codes.
-if printf '%s\n' "$pin" "$wrong" | grep -F -f - "$log" "$RIG_SCRATCH/status-lost.json"; then
+# Process and user numbers ("pid 1357") are left out: they are not a PIN's digits.
+if sed -E 's/\b(pid|uid|gid) [0-9]+//g' "$log" "$RIG_SCRATCH/status-lost.json" |
+  grep -F -e "$pin" -e "$wrong"; then
   rig_fail "a PIN reached the daemon log"
 fi
-if cut -d' ' -f2- "$messages" | grep -F -f <(printf '%s\n' "$pin" "$wrong"); then
+# (Not through grep -f <(...): the guest has no /dev/fd, and grep's error read as "none".)
+# Attempt ids are 32 random hex digits, which may hold a PIN's digits by chance.
+if cut -d' ' -f2- "$messages" | sed -E 's/"id":"[0-9a-f]*"/"id":""/g' |
+  grep -F -e "$pin" -e "$wrong"; then
   rig_fail "a PIN reached a message"
 fi
 if grep -E "KEY_KP[0-9]|KEY_[0-9]\b" "$log"; then rig_fail "a digit key reached the log"; fi
