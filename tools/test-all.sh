@@ -50,11 +50,15 @@ packages() {
   [[ -f $LANES_LOGS/probe.ok ]] || rc=1
   return $rc
 }
+# Waits for the release build and the probe; true when both passed.
+release_ready() {
+  while [[ ! -f $LANES_LOGS/probe.done ]]; do sleep 1; done
+  [[ -f $LANES_LOGS/probe.ok ]]
+}
 # A lane of the worktree's QEMU cases, on the release build once it and the probe are
 # there (beside the ASan build and tests).
 tree_lane() {
-  while [[ ! -f $LANES_LOGS/probe.done ]]; do sleep 1; done
-  [[ -f $LANES_LOGS/probe.ok ]] || { echo "no release build or evdev probe: no QEMU case"; return 1; }
+  release_ready || { echo "no release build or evdev probe: no QEMU case"; return 1; }
   RIG_BIN=$release tests/system/run.sh "$@"
 }
 # The QEMU cases that run the worktree's build, in two lanes of about equal time: the
@@ -88,19 +92,18 @@ behind packages packages
 behind tree-a tree_lane "${tree_a[@]}"
 behind tree-b tree_lane "${tree_b[@]}"
 timed "unit files" tests/systemd-units.sh || failed+=("unit files")
+# The ASan build once; the two targets that use it do not run its no-op build again.
 if timed "ASan build" $MAKE --no-print-directory build-asan SWIFT="$SWIFT"; then
-  timed "Swift tests under AddressSanitizer" $MAKE --no-print-directory test-asan SWIFT="$SWIFT" ||
+  timed "Swift tests under AddressSanitizer" $MAKE --no-print-directory -o build-asan test-asan ||
     failed+=("Swift tests (ASan)")
-  while [[ ! -f $LANES_LOGS/probe.done ]]; do sleep 1; done
-  if [[ -f $LANES_LOGS/probe.ok ]]; then
-    timed "VmLck tests on the release build" $MAKE --no-print-directory test-vmlck \
-      SWIFT="$SWIFT" VMLCK_BIN="$release" || failed+=("VmLck tests")
+  if release_ready; then
+    timed "VmLck tests on the release build" $MAKE --no-print-directory -o build-asan test-vmlck \
+      VMLCK_BIN="$release" || failed+=("VmLck tests")
   fi
 else
   failed+=("ASan build")
 fi
-while [[ ! -f $LANES_LOGS/probe.done ]]; do sleep 1; done
-if [[ -f $LANES_LOGS/probe.ok ]]; then
+if release_ready; then
   timed "bench smoke" bench/run.sh --smoke "$release" || failed+=("bench smoke")
 fi
 await fuzz || failed+=(fuzzing)
