@@ -61,21 +61,22 @@ tree_lane() {
   release_ready || { echo "no release build or evdev probe: no QEMU case"; return 1; }
   RIG_BIN=$release tests/system/run.sh "$@"
 }
-# The QEMU cases that run the worktree's build, in two lanes of about equal time: the
-# longest first, each to the lane with less so far, by the seconds each took in a loaded
-# make test (2026-12-03; a case not listed counts 40).
-declare -A took=([door-gpio]=308 [card-pin]=215 [mqtt-service]=201 [systemd-service]=100
-  [evdev-kernel]=66 [hotplug]=59 [screen]=32 [virtual-keypad]=27 [keypad-auto]=22
-  [rig-smoke]=21 [udev-rules]=21 [two-keyboards]=20)
+# The QEMU cases that run the worktree's build, in two lanes of about equal work: the
+# largest first, each to the lane with less so far, by the CPU seconds each case's QEMU
+# used (the rig's `qemu_cpu_s` timing, 2026-12-03; a case not listed counts 25). CPU
+# time, unlike a case's wall time, hardly depends on what runs beside it.
+declare -A took=([systemd-service]=99 [mqtt-service]=79 [door-gpio]=78 [card-pin]=54
+  [evdev-kernel]=29 [screen]=28 [hotplug]=23 [virtual-keypad]=22 [keypad-auto]=22
+  [udev-rules]=22 [two-keyboards]=21 [rig-smoke]=20)
 mapfile -t tree < <(tests/system/run.sh --list all-tree |
-  while read -r c; do echo "${took[$c]:-40} $c"; done | sort -k1,1nr | cut -d' ' -f2)
+  while read -r c; do echo "${took[$c]:-25} $c"; done | sort -k1,1nr | cut -d' ' -f2)
 tree_a=() tree_b=()
 sum_a=0 sum_b=0
 for c in "${tree[@]}"; do
   if ((sum_a <= sum_b)); then
-    tree_a+=("$c") sum_a=$((sum_a + ${took[$c]:-40}))
+    tree_a+=("$c") sum_a=$((sum_a + ${took[$c]:-25}))
   else
-    tree_b+=("$c") sum_b=$((sum_b + ${took[$c]:-40}))
+    tree_b+=("$c") sum_b=$((sum_b + ${took[$c]:-25}))
   fi
 done
 

@@ -237,8 +237,11 @@ run_case() {
     ) &
     driver_pid=$!
   fi
-  local waited=0
+  local waited=0 st=() qemu_ticks=0
   while kill -0 "$qemu_pid" 2>/dev/null; do
+    # QEMU's CPU time (utime + stime, in clock ticks), the last sample before it ends:
+    # what a case costs the host's cores, whatever else runs beside it.
+    read -r -a st <"/proc/$qemu_pid/stat" 2>/dev/null && qemu_ticks=$((st[13] + st[14]))
     if [[ $waited -ge $((case_timeout * 10)) ]]; then
       stamp "case $name: timed out after ${case_timeout}s, stopping QEMU"
       kill "$qemu_pid" 2>/dev/null || true
@@ -257,6 +260,7 @@ run_case() {
     driver_rc=$(cat "$run/driver.rc" 2>/dev/null || echo 1)
   fi
   rc=$(cat "$scratch/result" 2>/dev/null || echo 1)
+  echo "qemu_cpu_s=$((qemu_ticks / $(getconf CLK_TCK)))" >>"$scratch/timings"
   [[ -f $scratch/timings ]] && sed "s/^/rig: timing $name /" "$scratch/timings"
   stamp "case $name: guest exit $rc, host driver exit $driver_rc"
   if [[ ${RIG_KEEP:-} == 1 ]]; then

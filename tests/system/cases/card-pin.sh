@@ -77,13 +77,13 @@ daemon=$!
 dump() { echo "-- daemon log"; cat "$log"; echo "-- serve log"; cat "$serve_log"; echo "-- events"; cat "$events"; }
 # wait_for COUNT PATTERN FILE WHAT: until COUNT lines of FILE match PATTERN.
 wait_for() {
-  local deadline=$(($(date +%s) + 60)) n
+  local deadline=$((SECONDS + 60)) n
   while :; do
     n=$(grep -c -- "$2" "$3" 2>/dev/null)
     [ "${n:-0}" -ge "$1" ] && return 0
-    [ "$(date +%s)" -ge "$deadline" ] && { dump; rig_fail "no $4 within 60 s"; }
+    [ "$SECONDS" -ge "$deadline" ] && { dump; rig_fail "no $4 within 60 s"; }
     kill -0 $daemon 2>/dev/null || { dump; rig_fail "pinpadd ended while waiting for $4"; }
-    sleep 0.05
+    rig_nap 0.05
   done
 }
 wait_for 1 "$pad\b.* grabbed" "$log" "grab of the keypad"
@@ -93,11 +93,11 @@ bg_ctl listen >"$events" &
 listener=$!
 bg_ctl serve --codes $codes --key $run/codes.key 2>"$serve_log" &
 server=$!
-deadline=$(($(date +%s) + 60))
+deadline=$((SECONDS + 60))
 until ctl status | grep -q '"clients":3'; do   # listen, serve and this request
-  [ "$(date +%s)" -ge "$deadline" ] && { ctl status; dump; rig_fail "serve and listen never connected"; }
+  [ "$SECONDS" -ge "$deadline" ] && { ctl status; dump; rig_fail "serve and listen never connected"; }
   kill -0 $server 2>/dev/null || { dump; rig_fail "pinpadctl serve ended"; }
-  sleep 0.2
+  rig_nap 0.2
 done
 
 # type_keys KEYBOARD QCODE...: the host types them on USB keyboard KEYBOARD (1 or 2).
@@ -200,7 +200,7 @@ codes_before=$(count '"type":"code"')
 enters=$(grep -c "keypad door: KEY_KPENTER pressed" "$log")
 type_keys 1 kp_4 kp_2 kp_enter
 wait_for $((enters + 1)) "keypad door: KEY_KPENTER pressed" "$log" "the rest of the PIN read"
-sleep 0.5   # a code, were one sent, would be on its way well within this
+rig_nap 0.5   # a code, were one sent, would be on its way well within this
 [ "$(count '"type":"code"')" = "$codes_before" ] || rig_fail "a PIN after the card's timeout was sent"
 
 kill $server $listener

@@ -132,20 +132,20 @@ events=$RIG_SCRATCH/events.txt
 pinpadctl listen >"$events" &
 listener=$!
 # serve, listen and the status request itself.
-deadline=$(($(date +%s) + limit))
+deadline=$((SECONDS + limit))
 until pinpadctl status | grep -q '"clients":3'; do
   kill -0 $listener 2>/dev/null || rig_fail "pinpadctl listen ended"
-  [ "$(date +%s)" -ge "$deadline" ] && { pinpadctl status; dump; rig_fail "serve never connected"; }
-  sleep 0.2
+  [ "$SECONDS" -ge "$deadline" ] && { pinpadctl status; dump; rig_fail "serve never connected"; }
+  rig_nap 0.2
 done
 [ "$(prop pinpadd-serve ActiveState)" = active ] || rig_fail "pinpadd-serve not active"
 [ "$(stat -c %U /proc/"$(prop pinpadd-serve MainPID)")" = pinpadd-serve ] || rig_fail "serve's user"
 t0=$(rig_now)
 rig_signal ready # host: the PIN and Enter on the USB keyboard
-deadline=$(($(date +%s) + limit))
+deadline=$((SECONDS + limit))
 until grep -q '"result":"granted"' "$events"; do
-  [ "$(date +%s)" -ge "$deadline" ] && { cat "$events"; dump; rig_fail "no granted verdict"; }
-  sleep 0.05
+  [ "$SECONDS" -ge "$deadline" ] && { cat "$events"; dump; rig_fail "no granted verdict"; }
+  rig_nap 0.05
 done
 rig_measure typed_to_granted "$t0"
 kill $listener

@@ -42,7 +42,7 @@ while :; do
   watcher=$!
   until grep -q "down=\[KEY_KP7\]" "$RIG_SCRATCH/held.txt" 2>/dev/null; do
     kill -0 $watcher 2>/dev/null || { cat "$RIG_SCRATCH/held.txt"; rig_fail "probe ended"; }
-    sleep 0.05
+    rig_nap 0.05
   done
   rig_signal "opened-$attempt"
   # The probe stops at KP8's release; after a drop that release is a held key's and is
@@ -50,12 +50,12 @@ while :; do
   stopped=no
   while kill -0 $watcher 2>/dev/null; do
     if grep -q "dropped" "$RIG_SCRATCH/held.txt" && grep -q "grab grabbed" "$RIG_SCRATCH/held.txt"; then
-      sleep 0.5
+      rig_nap 0.5
       kill $watcher 2>/dev/null
       stopped=yes
       break
     fi
-    sleep 0.1
+    rig_nap 0.1
   done
   wait $watcher 2>/dev/null || [ $stopped = yes ] || rig_fail "watch failed"
   grep -v "grab notYet" "$RIG_SCRATCH/held.txt"
@@ -80,7 +80,7 @@ rig_wait_for_node "$ready" 30
 node=$(rig_node_of "Pinpad Test Keypad") || rig_fail "no uinput keypad"
 "$RIG_PROBE" watch "$node" 120 grab until=KEY_KP8:0 >"$RIG_SCRATCH/uheld.txt" 2>&1 &
 watcher=$!
-until grep -q "opened" "$RIG_SCRATCH/uheld.txt" 2>/dev/null; do sleep 0.05; done
+until grep -q "opened" "$RIG_SCRATCH/uheld.txt" 2>/dev/null; do rig_nap 0.05; done
 : >"$RIG_SCRATCH/held-open"
 wait $watcher || rig_fail "watch failed"
 grep -v "grab notYet" "$RIG_SCRATCH/uheld.txt"
@@ -93,7 +93,7 @@ grep -q "grab grabbed" "$RIG_SCRATCH/uheld.txt" || rig_fail "uinput keypad never
 "$RIG_PROBE" watch "$node" 120 grab after="$RIG_SCRATCH/typed" until=KEY_KP2:0 \
   >"$RIG_SCRATCH/queued.txt" 2>&1 &
 watcher=$!
-until grep -q "opened" "$RIG_SCRATCH/queued.txt" 2>/dev/null; do sleep 0.05; done
+until grep -q "opened" "$RIG_SCRATCH/queued.txt" 2>/dev/null; do rig_nap 0.05; done
 : >"$RIG_SCRATCH/queue-open"
 wait $watcher || rig_fail "watch failed"
 cat "$RIG_SCRATCH/queued.txt"
@@ -113,9 +113,9 @@ node=$(rig_node_of "Pinpad Late Keypad") || rig_fail "no late uinput keypad"
 "$RIG_PROBE" watch "$node" 120 late="$RIG_SCRATCH/late-typed" until=KEY_KP5:0 \
   >"$RIG_SCRATCH/late.txt" 2>&1 &
 watcher=$!
-until grep -q "raw-opened" "$RIG_SCRATCH/late.txt" 2>/dev/null; do sleep 0.05; done
+until grep -q "raw-opened" "$RIG_SCRATCH/late.txt" 2>/dev/null; do rig_nap 0.05; done
 : >"$RIG_SCRATCH/late-raw"
-until grep -q "opened " "$RIG_SCRATCH/late.txt" 2>/dev/null; do sleep 0.05; done
+until grep -q "opened " "$RIG_SCRATCH/late.txt" 2>/dev/null; do rig_nap 0.05; done
 : >"$RIG_SCRATCH/late-open"
 wait $watcher || rig_fail "watch failed"
 cat "$RIG_SCRATCH/late.txt"
@@ -128,7 +128,7 @@ kill $keypad 2>/dev/null
 "$RIG_PROBE" watch "$kbd" 120 after="$RIG_SCRATCH/host-flooded" until=KEY_KP9:0 \
   >"$RIG_SCRATCH/flood.txt" 2>&1 &
 watcher=$!
-until grep -q "opened" "$RIG_SCRATCH/flood.txt" 2>/dev/null; do sleep 0.05; done
+until grep -q "opened" "$RIG_SCRATCH/flood.txt" 2>/dev/null; do rig_nap 0.05; done
 rig_signal flood
 wait $watcher || rig_fail "watch failed"
 grep -v "key KEY_KP[0-6]" "$RIG_SCRATCH/flood.txt"

@@ -21,21 +21,21 @@ $RIG_BIN/pinpadd --input auto --display none --socket $run/s.sock --state-dir $r
 daemon=$!
 until [ -S $run/s.sock ]; do
   kill -0 $daemon 2>/dev/null || { cat "$log"; rig_fail "pinpadd ended"; }
-  sleep 0.05
+  rig_nap 0.05
 done
 $RIG_BIN/pinpadctl --socket $run/s.sock listen >"$events" &
 until grep -q "QEMU USB Keyboard.*grabbed\|event.* grabbed" "$log" && grep -q "USB Keyboard" "$log"; do
-  sleep 0.05
+  rig_nap 0.05
 done
 rig_measure discovery_and_grab "$t0"
 cat "$log"
 
 wait_for() {  # wait_for PATTERN FILE WHAT
-  local deadline=$(($(date +%s) + 60))
+  local deadline=$((SECONDS + 60))
   until grep -q "$1" "$2"; do
-    [ "$(date +%s)" -ge "$deadline" ] && { cat "$2"; rig_fail "no $3"; }
+    [ "$SECONDS" -ge "$deadline" ] && { cat "$2"; rig_fail "no $3"; }
     kill -0 $daemon 2>/dev/null || { cat "$log"; rig_fail "pinpadd ended while waiting for $3"; }
-    sleep 0.05
+    rig_nap 0.05
   done
 }
 
@@ -51,7 +51,7 @@ wait_for '"event":"removed"' "$events" "keypad removed event"
 rig_signal replug                      # host: device_add
 wait_for '"event":"added"' "$events" "keypad added event"
 t2=$(rig_now)
-until [ "$(grep -c "grabbed" "$log")" -gt "$grabs" ]; do sleep 0.05; done
+until [ "$(grep -c "grabbed" "$log")" -gt "$grabs" ]; do rig_nap 0.05; done
 rig_signal type-again                  # host types 5 6 7 8 Enter
 wait_for '"code":"5678"' "$events" "code after re-plug"
 rig_measure replug_to_code "$t2"

@@ -44,16 +44,16 @@ printf 'user root\npersistence false\nlistener 1883 127.0.0.1\nallow_anonymous t
 broker() {
   /usr/sbin/mosquitto -c "$conf" >>"$RIG_SCRATCH/mosquitto.log" 2>&1 &
   mosq=$!
-  for _ in $(seq 50); do mosquitto_pub -h 127.0.0.1 -t probe -n 2>/dev/null && return 0; sleep 0.2; done
+  for _ in $(seq 50); do mosquitto_pub -h 127.0.0.1 -t probe -n 2>/dev/null && return 0; rig_nap 0.2; done
   rig_fail "mosquitto did not start"
 }
 status_is() {  # status_is online|offline: the retained TOPIC/status within 30 s
-  local deadline=$(($(date +%s) + 30)) got
+  local deadline=$((SECONDS + 30)) got
   while :; do
     got=$(mosquitto_sub -h 127.0.0.1 -t pinpadd/guest/status -C 1 -W 3 2>/dev/null)
     [ "$got" = "$1" ] && return 0
-    [ "$(date +%s)" -ge "$deadline" ] && { journalctl -b -u pinpadd-mqtt --no-pager; rig_fail "status is '$got', not $1"; }
-    sleep 0.5
+    [ "$SECONDS" -ge "$deadline" ] && { journalctl -b -u pinpadd-mqtt --no-pager; rig_fail "status is '$got', not $1"; }
+    rig_nap 0.5
   done
 }
 clients() { pinpadctl status | sed -n 's/.*"clients":\([0-9]*\).*/\1/p'; }
@@ -77,10 +77,10 @@ grep -c '^1 homeassistant/' "$RIG_SCRATCH/discovery.txt" | grep -qx 2 || rig_fai
 
 # The broker goes: the bridge hangs up on the daemon, stays up, and comes back.
 kill -9 "$mosq"
-deadline=$(($(date +%s) + 15))
+deadline=$((SECONDS + 15))
 until [ "$(clients)" = 1 ]; do
-  [ "$(date +%s)" -ge "$deadline" ] && rig_fail "the bridge stayed connected to the daemon"
-  sleep 0.2
+  [ "$SECONDS" -ge "$deadline" ] && rig_fail "the bridge stayed connected to the daemon"
+  rig_nap 0.2
 done
 [ "$(systemctl is-active pinpadd-mqtt)" = active ] || rig_fail "the bridge stopped with the broker"
 broker
@@ -115,10 +115,10 @@ groups=$(awk '/^Groups:/ { $1 = ""; print }' /proc/"$cpid"/status | tr -d ' ')
   rig_fail "the controller holds supplementary groups $groups"
 nsenter --target "$cpid" --mount -- stat /run/pinpadd/pinpadd.sock >/dev/null 2>&1 &&
   rig_fail "the controller can reach the daemon's socket"
-deadline=$(($(date +%s) + 30))
+deadline=$((SECONDS + 30))
 until journalctl -b -u pinpadd-controller -o cat | grep -q "connected to"; do
-  [ "$(date +%s)" -ge "$deadline" ] && { journalctl -b -u pinpadd-controller --no-pager; rig_fail "the controller did not connect"; }
-  sleep 0.2
+  [ "$SECONDS" -ge "$deadline" ] && { journalctl -b -u pinpadd-controller --no-pager; rig_fail "the controller did not connect"; }
+  rig_nap 0.2
 done
 rig_measure controller_connected "$start"
 events=$RIG_SCRATCH/events.txt
@@ -126,15 +126,15 @@ pinpadctl listen >"$events" &
 listener=$!
 until [ "$(clients)" = 3 ]; do  # the bridge, this listener, and clients()'s own status
   kill -0 $listener 2>/dev/null || rig_fail "pinpadctl listen ended"
-  sleep 0.2
+  rig_nap 0.2
 done
 verdict_is() {  # verdict_is RESULT N: the Nth verdict event is RESULT, within 60 s
-  local deadline=$(($(date +%s) + 60))
+  local deadline=$((SECONDS + 60))
   until [ "$(grep -c '"type":"verdict"' "$events")" -ge "$2" ]; do
-    [ "$(date +%s)" -ge "$deadline" ] && {
+    [ "$SECONDS" -ge "$deadline" ] && {
       cat "$events"; journalctl -b -u pinpadd-controller -u pinpadd-mqtt -u pinpadd --no-pager | tail -40
       rig_fail "no verdict $2"; }
-    sleep 0.05
+    rig_nap 0.05
   done
   grep '"type":"verdict"' "$events" | sed -n "$2p" | grep -q "\"result\":\"$1\"" ||
     { cat "$events"; rig_fail "verdict $2 is not $1"; }

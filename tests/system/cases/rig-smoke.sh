@@ -32,7 +32,7 @@ start=$(rig_now)
 "$RIG_PROBE" read "$kbd" 1 grab >"$RIG_SCRATCH/read.txt" 2>&1 &
 reader=$!
 rig_wait_for_node "$RIG_SCRATCH/read.txt"
-until grep -q "grab" "$RIG_SCRATCH/read.txt"; do sleep 0.05; done
+until grep -q "grab" "$RIG_SCRATCH/read.txt"; do rig_nap 0.05; done
 rig_measure open_and_grab "$start"
 rig_signal ready
 start=$(rig_now)

@@ -50,7 +50,7 @@ $RIG_BIN/pinpadd --config $conf --input auto --display snapshot:"$RIG_SCRATCH/sn
 snap=$!
 until [ -f "$RIG_SCRATCH/snapshot/frame-000001.png" ]; do
   kill -0 $snap 2>/dev/null || { cat "$RIG_SCRATCH/snapshot.log"; rig_fail "snapshot pinpadd ended"; }
-  sleep 0.05
+  rig_nap 0.05
 done
 kill -TERM $snap
 wait $snap || rig_fail "snapshot pinpadd exit $? after SIGTERM"
@@ -61,14 +61,14 @@ $RIG_BIN/pinpadd --config $conf --input auto --display fb --socket $run/s.sock \
 daemon=$!
 until grep -q "ready" "$log"; do
   kill -0 $daemon 2>/dev/null || { cat "$log"; rig_fail "pinpadd ended"; }
-  sleep 0.02
+  rig_nap 0.02
 done
 rig_measure start_to_first_frame "$t0"
-until [ -S $run/s.sock ]; do sleep 0.05; done
+until [ -S $run/s.sock ]; do rig_nap 0.05; done
 $RIG_BIN/pinpadctl --socket $run/s.sock listen >"$events" &
 until grep -q "on-screen keypad: using .*Tablet" "$log"; do
   kill -0 $daemon 2>/dev/null || { cat "$log"; rig_fail "pinpadd ended"; }
-  sleep 0.05
+  rig_nap 0.05
 done
 cat "$log"
 sed -n 's/.*key centres in reading order //p' "$log" >"$RIG_SCRATCH/keys.txt"
@@ -80,11 +80,11 @@ rig_log "VT modes while running: $during"
 
 t1=$(rig_now)
 rig_signal ready          # host: screendump + compare, then clicks 2 5 8 0 OK
-deadline=$(($(date +%s) + 90))
+deadline=$((SECONDS + 90))
 until grep -q '"code":"2580"' "$events"; do
-  [ "$(date +%s)" -ge "$deadline" ] && { cat "$events" "$log"; rig_fail "no code from the clicks"; }
+  [ "$SECONDS" -ge "$deadline" ] && { cat "$events" "$log"; rig_fail "no code from the clicks"; }
   kill -0 $daemon 2>/dev/null || { cat "$log"; rig_fail "pinpadd ended while waiting for the code"; }
-  sleep 0.05
+  rig_nap 0.05
 done
 rig_measure ready_to_clicked_code "$t1"
 cat "$events"

@@ -42,10 +42,10 @@ prop() { systemctl show -P "$2" "$1"; }          # prop UNIT PROPERTY
 mono() { awk -v u="$(prop "$1" "$2")" 'BEGIN { printf "%.2f", u / 1e6 }'; }
 journal() { journalctl -b -u pinpadd.service --no-hostname "$@"; }
 wait_journal() {  # wait_journal PATTERN WHAT
-  local deadline=$(($(date +%s) + 60))
+  local deadline=$((SECONDS + 60))
   until journal -o cat | grep -q "$1"; do
-    [ "$(date +%s)" -ge "$deadline" ] && { journal --no-pager; rig_fail "no $2 in the journal"; }
-    sleep 0.2
+    [ "$SECONDS" -ge "$deadline" ] && { journal --no-pager; rig_fail "no $2 in the journal"; }
+    rig_nap 0.2
   done
 }
 
@@ -129,14 +129,14 @@ listener=$!
 # listen prints events only (not the hello): wait until the daemon counts it.
 until pinpadctl status | grep -q '"clients":2'; do
   kill -0 $listener 2>/dev/null || rig_fail "pinpadctl listen ended"
-  sleep 0.2
+  rig_nap 0.2
 done
 t0=$(rig_now)
 rig_signal ready                       # host types 1 2 3 4 Enter on the USB keyboard
-deadline=$(($(date +%s) + 60))
+deadline=$((SECONDS + 60))
 until grep -q '"code":"1234"' "$events"; do
-  [ "$(date +%s)" -ge "$deadline" ] && { cat "$events"; journal --no-pager; rig_fail "no code"; }
-  sleep 0.05
+  [ "$SECONDS" -ge "$deadline" ] && { cat "$events"; journal --no-pager; rig_fail "no code"; }
+  rig_nap 0.05
 done
 rig_measure typed_to_code "$t0"
 cat "$events"
@@ -147,10 +147,10 @@ pinpadctl verdict "$id" granted || rig_fail "verdict refused"
 # AF_NETLINK, no PrivateNetwork).
 t0=$(rig_now)
 rig_signal plug                        # host: device_add usb-kbd k2
-deadline=$(($(date +%s) + 60))
+deadline=$((SECONDS + 60))
 until grep -q '"type":"keypad".*"event":"added"' "$events"; do
-  [ "$(date +%s)" -ge "$deadline" ] && { cat "$events"; journal --no-pager; rig_fail "hot-plugged keyboard not seen"; }
-  sleep 0.05
+  [ "$SECONDS" -ge "$deadline" ] && { cat "$events"; journal --no-pager; rig_fail "hot-plugged keyboard not seen"; }
+  rig_nap 0.05
 done
 rig_measure hotplug_to_added_event "$t0"
 grep '"type":"keypad"' "$events"
@@ -231,17 +231,17 @@ rig_measure socket_reactivation_status "$t0"
 pid=$(prop pinpadd MainPID)
 t0=$(rig_now)
 kill -STOP "$pid"
-deadline=$(($(date +%s) + 30))
+deadline=$((SECONDS + 30))
 until [ "$(prop pinpadd Result)" = watchdog ]; do
-  [ "$(date +%s)" -ge "$deadline" ] && { systemctl status --no-pager pinpadd; rig_fail "no watchdog timeout"; }
-  sleep 0.1
+  [ "$SECONDS" -ge "$deadline" ] && { systemctl status --no-pager pinpadd; rig_fail "no watchdog timeout"; }
+  rig_nap 0.1
 done
 rig_measure watchdog_stop_to_timeout "$t0"
 kill -CONT "$pid"
-deadline=$(($(date +%s) + 60))
+deadline=$((SECONDS + 60))
 until [ "$(prop pinpadd NRestarts)" = 1 ] && [ "$(prop pinpadd ActiveState)" = active ]; do
-  [ "$(date +%s)" -ge "$deadline" ] && { systemctl status --no-pager pinpadd; rig_fail "no watchdog restart"; }
-  sleep 0.2
+  [ "$SECONDS" -ge "$deadline" ] && { systemctl status --no-pager pinpadd; rig_fail "no watchdog restart"; }
+  rig_nap 0.2
 done
 rig_measure watchdog_stop_to_restarted "$t0"
 [ "$(prop pinpadd MainPID)" != "$pid" ] || rig_fail "same process after the watchdog restart"

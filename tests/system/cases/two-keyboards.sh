@@ -32,7 +32,7 @@ w3=$!
 for f in k1 k2 at; do
   until grep -q "grab grabbed" "$RIG_SCRATCH/$f.txt" 2>/dev/null; do
     kill -0 $w1 $w2 $w3 2>/dev/null || { cat "$RIG_SCRATCH"/{k1,k2,at}.txt; rig_fail "a probe ended"; }
-    sleep 0.05
+    rig_nap 0.05
   done
 done
 t0=$(rig_now)

@@ -24,7 +24,7 @@ grep -qP "^$node\t.*\tyes\ttest$" "$RIG_SCRATCH/list-matched.txt" || rig_fail "M
 
 "$RIG_PROBE" read "$node" 4 grab >"$RIG_SCRATCH/read.txt" 2>&1 &
 reader=$!
-until grep -q "grab" "$RIG_SCRATCH/read.txt" 2>/dev/null; do sleep 0.05; done
+until grep -q "grab" "$RIG_SCRATCH/read.txt" 2>/dev/null; do rig_nap 0.05; done
 : >"$RIG_SCRATCH/reading"
 wait $reader || { cat "$RIG_SCRATCH/read.txt"; rig_fail "reader"; }
 cat "$RIG_SCRATCH/read.txt"

@@ -7,6 +7,43 @@ set -u
 RIG_BIN=$(cat "$RIG_SCRATCH/bin-dir" 2>/dev/null || echo .build/debug)
 
 rig_now() { cut -d' ' -f1 /proc/uptime; }
+
+# Waiting without processes. Under TCG a fork and exec costs milliseconds of emulated
+# work, so a loop of `grep; sleep 0.05` keeps the guest's one CPU busy, slowing what it
+# waits for and taking a host core from the guests beside it. These use builtins only.
+# rig_nap SECONDS: read's timeout on a FIFO that nobody writes (bash has no builtin sleep).
+rig_nap_fifo=/tmp/rig-nap.$$
+mkfifo "$rig_nap_fifo" && exec {rig_nap_fd}<>"$rig_nap_fifo" && rm -f "$rig_nap_fifo"
+rig_nap() { read -r -t "$1" -u "$rig_nap_fd" _ || true; }
+
+# rig_wait_lines COUNT REGEX FILE [SECONDS]: until COUNT lines of FILE match REGEX
+# (bash's =~, an ERE); it reads on from where it was, each line once. Default 60 s.
+# Status 1 when they did not come in time.
+rig_wait_lines() {
+  local want=$1 re=$2 file=$3 deadline=$((SECONDS + ${4:-60})) n=0 line part="" fd
+  until [ -e "$file" ]; do
+    ((SECONDS < deadline)) || return 1
+    rig_nap 0.05
+  done
+  exec {fd}<"$file"
+  while :; do
+    while IFS= read -r line <&"$fd"; do
+      line=$part$line part=""
+      [[ $line =~ $re ]] && n=$((n + 1))
+      ((n >= want)) && break
+    done
+    if ((n >= want)); then
+      exec {fd}<&-
+      return 0
+    fi
+    part=$part$line # a line not ended yet: the rest comes with the next read
+    if ((SECONDS >= deadline)); then
+      exec {fd}<&-
+      return 1
+    fi
+    rig_nap 0.05
+  done
+}
 rig_log() { echo "guest: $(rig_now)s $*"; }
 rig_fail() { rig_log "FAIL: $*"; exit 1; }
 
@@ -28,7 +65,7 @@ rig_start_udevd() {
   until udevadm control --ping 2>/dev/null; do
     tries=$((tries + 1))
     [ $tries -gt 300 ] && rig_fail "udevd never answered"
-    sleep 0.1
+    rig_nap 0.1
   done
   rig_measure udevd_ready "$start"
   start=$(rig_now)
@@ -52,20 +89,19 @@ rig_signal() { : >"$RIG_SCRATCH/guest-$1"; }
 
 # rig_wait NAME [SECONDS]: waits for the host driver's signal NAME.
 rig_wait() {
-  local deadline=$(($(date +%s) + ${2:-60}))
+  local deadline=$((SECONDS + ${2:-60}))
   until [ -e "$RIG_SCRATCH/host-$1" ]; do
-    [ "$(date +%s)" -ge "$deadline" ] && rig_fail "host never signalled $1"
-    sleep 0.05
+    ((SECONDS < deadline)) || rig_fail "host never signalled $1"
+    rig_nap 0.05
   done
 }
 
 # rig_wait_for_node PATTERN [SECONDS]: waits until a file matching PATTERN exists.
 rig_wait_for_node() {
-  local deadline=$(($(date +%s) + ${2:-30}))
-  # shellcheck disable=SC2086
-  until ls $1 >/dev/null 2>&1; do
-    [ "$(date +%s)" -ge "$deadline" ] && rig_fail "no $1"
-    sleep 0.05
+  local deadline=$((SECONDS + ${2:-30})) found
+  until found=$(compgen -G "$1") && [ -n "$found" ]; do
+    ((SECONDS < deadline)) || rig_fail "no $1"
+    rig_nap 0.05
   done
 }
 
