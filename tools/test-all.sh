@@ -63,11 +63,12 @@ tree_lane() {
 }
 # The QEMU cases that run the worktree's build, in two lanes of about equal work: the
 # largest first, each to the lane with less so far, by the CPU seconds each case's QEMU
-# used (the rig's `qemu_cpu_s` timing, 2026-12-03; a case not listed counts 25). CPU
-# time, unlike a case's wall time, hardly depends on what runs beside it.
-declare -A took=([systemd-service]=99 [mqtt-service]=79 [door-gpio]=78 [card-pin]=54
-  [evdev-kernel]=29 [screen]=28 [hotplug]=23 [virtual-keypad]=22 [keypad-auto]=22
-  [udev-rules]=22 [two-keyboards]=21 [rig-smoke]=20)
+# used (the rig's `qemu_cpu_s` timing in a fresh-clone make test, 2026-12-03; a case not
+# listed counts 25). CPU time, unlike a case's wall time, hardly depends on what runs
+# beside it.
+declare -A took=([systemd-service]=100 [mqtt-service]=78 [door-gpio]=62 [card-pin]=47
+  [screen]=26 [evdev-kernel]=25 [virtual-keypad]=20 [rig-smoke]=19 [two-keyboards]=19
+  [keypad-auto]=19 [hotplug]=18 [udev-rules]=18)
 mapfile -t tree < <(tests/system/run.sh --list all-tree |
   while read -r c; do echo "${took[$c]:-25} $c"; done | sort -k1,1nr | cut -d' ' -f2)
 tree_a=() tree_b=()

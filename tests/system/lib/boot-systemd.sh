@@ -24,9 +24,17 @@ stamp "case set up"
 
 # The host's fstab must not mount the host's disks in the guest.
 echo "# rig: nothing to mount" >/newroot/etc/fstab
-# Boot steps no case needs, slow under TCG.
+# Boot steps no case needs, slow under TCG (each is a process or a mount the guest's one
+# CPU emulates). The journal stays in /run (no flush to /var/log/journal).
 for unit in apparmor.service keyboard-setup.service systemd-binfmt.service \
-  proc-sys-fs-binfmt_misc.automount proc-sys-fs-binfmt_misc.mount systemd-update-utmp.service; do
+  proc-sys-fs-binfmt_misc.automount proc-sys-fs-binfmt_misc.mount systemd-update-utmp.service \
+  modprobe@configfs.service modprobe@dm_mod.service modprobe@efi_pstore.service \
+  modprobe@fuse.service modprobe@loop.service kmod-static-nodes.service \
+  systemd-modules-load.service systemd-remount-fs.service systemd-journal-flush.service \
+  dev-hugepages.mount dev-mqueue.mount sys-fs-fuse-connections.mount \
+  sys-kernel-config.mount sys-kernel-debug.mount sys-kernel-tracing.mount \
+  apt-daily.timer apt-daily-upgrade.timer dpkg-db-backup.timer e2scrub_all.timer \
+  man-db.timer systemd-tmpfiles-clean.timer; do
   ln -sf /dev/null "/newroot/etc/systemd/system/$unit"
 done
 cat >/newroot/usr/local/sbin/rig-case <<EOT
