@@ -42,6 +42,9 @@ relay_changes() { count " out 0 " "$sim_log"; }
 start_sim() {
   python3 tests/system/helpers/cp2112-sim.py "$sim_log" $run/sim.ctl &
   sim=$!
+  # The chip's node first, waited for without a process (the simulator's Python start
+  # is most of this wait), then pinpadd must list it by its label.
+  rig_wait_for_node "/dev/gpiochip*" 120
   local deadline=$((SECONDS + 120))
   until $RIG_BIN/pinpadd --list-devices --config $run/pinpadd.conf 2>/dev/null | grep -q "cp2112_gpio"; do
     ((SECONDS < deadline)) || { dmesg | tail -20; rig_fail "no cp2112_gpio chip appeared"; }

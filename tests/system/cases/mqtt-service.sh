@@ -44,11 +44,16 @@ printf 'user root\npersistence false\nlistener 1883 127.0.0.1\nallow_anonymous t
 broker() {
   /usr/sbin/mosquitto -c "$conf" >>"$RIG_SCRATCH/mosquitto.log" 2>&1 &
   mosq=$!
-  for _ in $(seq 50); do mosquitto_pub -h 127.0.0.1 -t probe -n 2>/dev/null && return 0; rig_nap 0.2; done
-  rig_fail "mosquitto did not start"
+  local deadline=$((SECONDS + 120))
+  until mosquitto_pub -h 127.0.0.1 -t probe -n 2>/dev/null; do
+    ((SECONDS < deadline)) || rig_fail "mosquitto did not start"
+    rig_nap 0.2
+  done
 }
-status_is() {  # status_is online|offline: the retained TOPIC/status within 30 s
-  local deadline=$((SECONDS + 30)) got
+# Deadlines here are guards against a hang, not measures: a guest beside three others
+# on two loaded cores runs many times slower than alone.
+status_is() {  # status_is online|offline: the retained TOPIC/status within 120 s
+  local deadline=$((SECONDS + 120)) got
   while :; do
     got=$(mosquitto_sub -h 127.0.0.1 -t pinpadd/guest/status -C 1 -W 3 2>/dev/null)
     [ "$got" = "$1" ] && return 0
@@ -77,7 +82,7 @@ grep -c '^1 homeassistant/' "$RIG_SCRATCH/discovery.txt" | grep -qx 2 || rig_fai
 
 # The broker goes: the bridge hangs up on the daemon, stays up, and comes back.
 kill -9 "$mosq"
-deadline=$((SECONDS + 15))
+deadline=$((SECONDS + 60))
 until [ "$(clients)" = 1 ]; do
   [ "$SECONDS" -ge "$deadline" ] && rig_fail "the bridge stayed connected to the daemon"
   rig_nap 0.2
@@ -104,6 +109,11 @@ chmod 0640 $cdir/controller.conf
 printf '1234\n1234\n' | pinpadctl hash alice --key $cdir/codes.key --config /dev/null >>$cdir/codes ||
   rig_fail "pinpadctl hash alice"
 grep -q '^alice:.*tag=' $cdir/codes || rig_fail "hash wrote no tagged line"
+# One journal reader that follows the controller's lines, not one journalctl a poll
+# (each is seconds of emulated CPU on a loaded guest).
+follow=$RIG_SCRATCH/controller-follow.txt
+journalctl -b -f -n all -o cat -u pinpadd-controller >"$follow" 2>&1 &
+follower=$!
 start=$(rig_now)
 systemctl start pinpadd-controller.service || { systemctl status --no-pager pinpadd-controller; rig_fail "start the controller"; }
 cpid=$(prop pinpadd-controller MainPID)
@@ -115,12 +125,10 @@ groups=$(awk '/^Groups:/ { $1 = ""; print }' /proc/"$cpid"/status | tr -d ' ')
   rig_fail "the controller holds supplementary groups $groups"
 nsenter --target "$cpid" --mount -- stat /run/pinpadd/pinpadd.sock >/dev/null 2>&1 &&
   rig_fail "the controller can reach the daemon's socket"
-deadline=$((SECONDS + 30))
-until journalctl -b -u pinpadd-controller -o cat | grep -q "connected to"; do
-  [ "$SECONDS" -ge "$deadline" ] && { journalctl -b -u pinpadd-controller --no-pager; rig_fail "the controller did not connect"; }
-  rig_nap 0.2
-done
+rig_wait_lines 1 "connected to" "$follow" 120 ||
+  { journalctl -b -u pinpadd-controller --no-pager; rig_fail "the controller did not connect"; }
 rig_measure controller_connected "$start"
+kill $follower
 events=$RIG_SCRATCH/events.txt
 pinpadctl listen >"$events" &
 listener=$!
@@ -128,8 +136,8 @@ until [ "$(clients)" = 3 ]; do  # the bridge, this listener, and clients()'s own
   kill -0 $listener 2>/dev/null || rig_fail "pinpadctl listen ended"
   rig_nap 0.2
 done
-verdict_is() {  # verdict_is RESULT N: the Nth verdict event is RESULT, within 60 s
-  local deadline=$((SECONDS + 60))
+verdict_is() {  # verdict_is RESULT N: the Nth verdict event is RESULT, within 120 s
+  local deadline=$((SECONDS + 120))
   until [ "$(grep -c '"type":"verdict"' "$events")" -ge "$2" ]; do
     [ "$SECONDS" -ge "$deadline" ] && {
       cat "$events"; journalctl -b -u pinpadd-controller -u pinpadd-mqtt -u pinpadd --no-pager | tail -40

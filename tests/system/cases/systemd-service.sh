@@ -41,12 +41,12 @@ echo "case_started_at=$booted" >>"$RIG_SCRATCH/timings"
 prop() { systemctl show -P "$2" "$1"; }          # prop UNIT PROPERTY
 mono() { awk -v u="$(prop "$1" "$2")" 'BEGIN { printf "%.2f", u / 1e6 }'; }
 journal() { journalctl -b -u pinpadd.service --no-hostname "$@"; }
-wait_journal() {  # wait_journal PATTERN WHAT
-  local deadline=$((SECONDS + 60))
-  until journal -o cat | grep -q "$1"; do
-    [ "$SECONDS" -ge "$deadline" ] && { journal --no-pager; rig_fail "no $2 in the journal"; }
-    rig_nap 0.2
-  done
+# One journalctl follows pinpadd's lines for the whole case; the waits read what it wrote
+# (a journalctl a poll costs the loaded guest seconds of emulated CPU).
+followed=$RIG_SCRATCH/journal-follow.txt
+journal -f -n all -o cat >"$followed" 2>&1 &
+wait_journal() {  # wait_journal ERE WHAT
+  rig_wait_lines 1 "$1" "$followed" 60 || { journal --no-pager; rig_fail "no $2 in the journal"; }
 }
 
 # --- sysusers and udev -----------------------------------------------------------------
@@ -113,7 +113,7 @@ rig_log "watchdog pings seen at ${ping1}us and ${ping2}us"
 wait_journal "keypad door: $usb grabbed" "grab of the USB keyboard"
 # The AT keyboard (a full keyboard, untagged, group input) is keypad "default" by the
 # configuration but not the daemon's to read: one warning saying how to hand it over.
-wait_journal "keypad default: cannot open $at (AT Translated.*Permission denied.*TAG+=\"pinpadd\"" \
+wait_journal "keypad default: cannot open $at \\(AT Translated.*Permission denied.*TAG\\+=\"pinpadd\"" \
   "refusal of the AT keyboard (group input)"
 journal -o cat | grep -q "$at grabbed" && rig_fail "the daemon grabbed the AT keyboard"
 grep -qx 'SupplementaryGroups=video tty' /lib/systemd/system/pinpadd.service ||

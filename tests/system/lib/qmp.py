@@ -109,14 +109,18 @@ def keyboard(number):
 
 
 class Rig:
-    def __init__(self, scratch, qmp_path):
+    def __init__(self, scratch, qmp_path, case_timeout=300):
         self.scratch = scratch
         self.qmp_path = qmp_path
+        # A wait lasts at most the case's own timeout (run.sh stops QEMU and this
+        # driver then): a guest on a loaded host can take minutes to reach a signal.
+        self.case_timeout = case_timeout
         self._qmp = None
 
     @classmethod
     def from_env(cls):
-        return cls(os.environ["RIG_SCRATCH"], os.environ["RIG_QMP"])
+        return cls(os.environ["RIG_SCRATCH"], os.environ["RIG_QMP"],
+                   float(os.environ.get("RIG_TIMEOUT") or 300))
 
     @property
     def qmp(self):
@@ -127,10 +131,10 @@ class Rig:
     def log(self, text):
         print(f"host: {text}", flush=True)
 
-    def wait(self, name, timeout=300):
+    def wait(self, name, timeout=None):
         """Waits for the guest's `rig_signal NAME`; False if QEMU exited first."""
         path = os.path.join(self.scratch, "guest-" + name)
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + (timeout or self.case_timeout)
         while not os.path.exists(path):
             if os.path.exists(os.path.join(self.scratch, "result")):
                 return False
@@ -139,10 +143,10 @@ class Rig:
             time.sleep(0.05)
         return True
 
-    def wait_any(self, names, timeout=300):
+    def wait_any(self, names, timeout=None):
         """Waits for the first of the guest's signals NAMES; returns it, None if QEMU
         exited first."""
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + (timeout or self.case_timeout)
         while True:
             for name in names:
                 if os.path.exists(os.path.join(self.scratch, "guest-" + name)):
