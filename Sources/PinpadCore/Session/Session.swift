@@ -40,6 +40,10 @@ public struct Session {
   public private(set) var keypads: [Keypad] = []
   /// Where each of `keypads` is, by name.
   private var keypadIndex: [String: Int] = [:]
+  /// The index `index(_:)` returned last: events come in runs from one keypad, and a
+  /// name compare is cheaper than hashing it. Checked by name before use, so it is never
+  /// wrong, only unhelpful.
+  private var lastIndex = 0
   public private(set) var attempts: AttemptBook
   public private(set) var presenter = ScreenPresenter()
   /// The keypad whose entry the screen shows: the last one used.
@@ -92,7 +96,11 @@ public struct Session {
   /// which moves those after it: an index is held only across calls that make none
   /// (everything below a keypad's own event).
   private mutating func index(_ name: String) -> Int {
-    if let index = keypadIndex[name] { return index }
+    if lastIndex < keypads.endIndex, keypads[lastIndex].name == name { return lastIndex }
+    if let index = keypadIndex[name] {
+      lastIndex = index
+      return index
+    }
     let keypad = Keypad(
       name: name,
       machine: EntryMachine(
@@ -101,6 +109,7 @@ public struct Session {
     let at = keypads.firstIndex { $0.name > name } ?? keypads.endIndex
     keypads.insert(keypad, at: at)
     for i in at..<keypads.endIndex { keypadIndex[keypads[i].name] = i }
+    lastIndex = at
     return at
   }
 

@@ -60,4 +60,22 @@ import Testing
         DaemonMessage.entry(keypad: "door", event: .changed, length: 2),
       ])
   }
+
+  @Test("a new keypad that sorts before the last one used moves it; each keeps its entry")
+  func keypadInsertedBeforeTheLastUsed() {
+    var s = SessionScript()
+    s.run(
+      "keypad=door 1:1 keypad=alarm 1:1 keypad=door 1:1 keypad=zone 1:1 keypad=alarm 1:1"
+        + " keypad=door 1:1")
+    #expect(s.session.keypads.map(\.name) == ["alarm", "door", "zone"])
+    #expect(
+      s.broadcasts == [
+        .entry(keypad: "door", event: .started, length: 1),
+        .entry(keypad: "alarm", event: .started, length: 1),
+        .entry(keypad: "door", event: .changed, length: 2),
+        .entry(keypad: "zone", event: .started, length: 1),
+        .entry(keypad: "alarm", event: .changed, length: 2),
+        .entry(keypad: "door", event: .changed, length: 3),
+      ])
+  }
 }
