@@ -28,7 +28,13 @@ public final class Daemon {
   let signals: SignalReader
   let deadlineTimer: Timer
   var watchdogTimer: Timer?
-  var session: Session
+  // `session`, `effects`, `caused` and `sending` are touched for every key, from this
+  // loop's thread only, and never while another access to the same one is open: each
+  // is read or changed by one statement of `send` or `handleAndPerform`, neither of
+  // which runs inside the other (a `send` while one is under way only queues). So they
+  // go without the run-time exclusivity check (two calls into the runtime per access,
+  // a tenth of a fast replay's instructions, bench/README.md).
+  @exclusivity(unchecked) var session: Session
   var display: Display = NoDisplay()
   var inputs: [InputSource] = []
   /// The socket server; it owns the listening socket.
@@ -49,12 +55,12 @@ public final class Daemon {
   private var lines = OutgoingLines()
   /// `send`'s effect buffer, emptied after each event and kept, so an event allocates
   /// no array.
-  private var effects: [Effect] = []
+  @exclusivity(unchecked) private var effects: [Effect] = []
   /// Events that carrying out an effect caused (`codeSent`, `lockoutsSaved`, or any
   /// other `send` while one is under way): queued and fed after the effect loop that
   /// caused them, in order, so the session is never re-entered mid-list.
-  private var caused: [SessionEvent] = []
-  private var sending = false
+  @exclusivity(unchecked) private var caused: [SessionEvent] = []
+  @exclusivity(unchecked) private var sending = false
   /// The `[Door]`s (SPEC §10) and their GPIO lines (nil without doors).
   var doors: Doors
   var doorLines: DoorLines?
@@ -174,7 +180,7 @@ public final class Daemon {
       next += 1
       handleAndPerform(event)
     }
-    caused.removeAll(keepingCapacity: true)
+    if next > 0 { caused.removeAll(keepingCapacity: true) }
   }
 
   /// One event into the session, then each effect it asked for (borrowed: an event is

@@ -225,6 +225,105 @@ import Testing
     }
   }
 
+  /// Parses `bytes` whole with the one-pass reading of evemu's layout on or off: the
+  /// events, or the error's text.
+  static func outcome(_ bytes: [UInt8], quick: Bool) -> String {
+    var parser = EvemuParser(path: "q", quickLines: quick)
+    var events: [RecordedEvent] = []
+    let failure: RecordingError? = bytes.withUnsafeBytes { all in
+      do throws(RecordingError) {
+        try parser.feed(all) { events.append($0) }
+        try parser.finish { events.append($0) }
+        return nil
+      } catch { return error }
+    }
+    return failure?.description ?? "\(events)"
+  }
+
+  /// The one-pass reading takes only the lines the full reading reads alike: every
+  /// mix of field spellings at and past their limits, with blank space and comments
+  /// around them, after an event that is earlier, the same or later, gives the same
+  /// event or the same error with it on and off.
+  @Test func theOnePassReadingGivesWhatTheFullReadingGives() {
+    // Each field: what evemu writes (first, taken three times in four), then spellings
+    // the full reading may or may not take.
+    let heads = (["E: "], ["E:  ", "E:\t", " E: ", "E:", "\u{FEFF}E: ", "e: ", "E ; "])
+    let times = (
+      ["12.345678", "0.5", "5.000001", "5", "0", "9223372035.999999999"],
+      [
+        "1.", ".5", "999999999999.123456789", "9223372036.0", "1234567890123.0",
+        "1.1234567890", "000000000001.5", "0000000000001.5", "1e5", "1.2.3", "4.999999",
+      ]
+    )
+    let hexes = (["0001", "004f", "1", "00AF", "ffff"], ["12345", "g", "-1", "0x1", "#1", ""])
+    let values = (
+      ["0001", "-001", "+5", "2147483647", "-2147483648", "0", "-0", "00000000002147483647"],
+      ["2147483648", "-2147483649", "1x", "-", "+", "99999999999999999999", ""]
+    )
+    let tails = (
+      ["", "\t# EV_KEY / KEY_KP1  1", "#c", "\r", "  \r", " # c", "\t"], [" x", " 1", "x"]
+    )
+    let blanks = ([" "], ["\t", "  ", "", "\u{0B}"])
+    var state: UInt64 = 0x2545_F491_4F6C_DD1D
+    func random(_ bound: Int) -> Int {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return Int(truncatingIfNeeded: state >> 33) % bound
+    }
+    func pick(_ lists: ([String], [String])) -> String {
+      let list = random(4) < 3 ? lists.0 : lists.1
+      return list[random(list.count)]
+    }
+    var quickOnes = 0
+    for round in 0..<20_000 {
+      let line =
+        pick(heads) + pick(times) + pick(blanks) + pick(hexes) + pick(blanks) + pick(hexes)
+        + pick(blanks) + pick(values) + pick(tails)
+      // Before it, nothing or an event at 5 s (for the rule that times never go back).
+      let text =
+        (random(2) == 0 ? "" : "E: 5.000000 0000 0000 0000\n") + line + pick((["\n"], [""]))
+      let bytes = Array(text.utf8)
+      let quick = Self.outcome(bytes, quick: true)
+      let full = Self.outcome(bytes, quick: false)
+      if quick != full {
+        Issue.record("round \(round), \(text.debugDescription): \(quick) / \(full)")
+        return
+      }
+      let parsed = Array(line.utf8).withUnsafeBufferPointer {
+        EvemuParser.quickEvent($0.baseAddress!, count: $0.count)
+      }
+      if parsed != nil { quickOnes += 1 }
+    }
+    // Both readings were exercised: many lines went the one-pass way, many did not.
+    #expect(quickOnes > 2000)
+    #expect(quickOnes < 18_000)
+  }
+
+  /// What evemu-record writes takes the one-pass reading, to the event it says.
+  @Test func evemuRecordsLayoutTakesTheOnePassReading() {
+    func quick(_ line: String) -> RecordedEvent? {
+      Array(line.utf8).withUnsafeBufferPointer {
+        EvemuParser.quickEvent($0.baseAddress!, count: $0.count)
+      }
+    }
+    #expect(
+      quick("E: 1700000000.123456 0001 004f 0001\t# EV_KEY / KEY_KP1   1")
+        == RecordedEvent(nanoseconds: 1_700_000_000_123_456_000, type: 1, code: 0x4f, value: 1))
+    #expect(
+      quick("E: 0.000000 0004 0004 458831\t# EV_MSC / MSC_SCAN             458831")
+        == RecordedEvent(nanoseconds: 0, type: 4, code: 4, value: 458_831))
+    #expect(
+      quick("E: 3.5 0003 0035 -001\r")
+        == RecordedEvent(
+          nanoseconds: 3_500_000_000, type: 3, code: 0x35, value: -1))
+    #expect(
+      quick("E: 0.000000 0000 0000 0000")
+        == RecordedEvent(nanoseconds: 0, type: 0, code: 0, value: 0))
+    // Any other layout is left to the full reading.
+    #expect(quick("N: bench keypad") == nil)
+    #expect(quick("E: 1.0 0001 004f") == nil)
+    #expect(quick("E: 1.0 0001 004f 0001 5") == nil)
+  }
+
   @Test func aHugeRecordingParsesInChunksWithEveryEvent() throws {
     // 40 000 presses, as the replay benchmark uses: 160 001 events, about 9 MB.
     let keys = (0..<40_000).map { (KeyCode.keypad(UInt8($0 % 10)), gapSeconds: 0.001) }

@@ -120,12 +120,19 @@ public struct EvemuParser: Sendable {
   public let path: String
   /// Lines read so far.
   public private(set) var line = 0
+  /// Whether lines laid out as evemu-record writes them are read in one pass first
+  /// (`quickEvent`); false reads every line the full way only, the reference that
+  /// the tests and the fuzz target hold the quick reading to.
+  public let quickLines: Bool
   /// The start of a line whose end is in a later chunk.
   private var carry: [UInt8] = []
   private var first: Int64? = nil
   private var previous: Int64 = 0
 
-  public init(path: String) { self.path = path }
+  public init(path: String, quickLines: Bool = true) {
+    self.path = path
+    self.quickLines = quickLines
+  }
 
   /// Parses the lines that end in `chunk` (with what an earlier chunk left unfinished),
   /// giving their events to `event` in order; keeps the unfinished end for the next.
@@ -204,9 +211,15 @@ public struct EvemuParser: Sendable {
     _ p: UnsafePointer<UInt8>, count n: Int, _ event: (RecordedEvent) -> Void
   ) throws(RecordingError) {
     line += 1
+    if quickLines, let quick = Self.quickEvent(p, count: n),
+      first == nil || quick.nanoseconds >= previous
+    {
+      emit(quick, event)
+      return
+    }
     var k = 0
     while k < n {
-      if isBlank(p[k]) {
+      if Self.isBlank(p[k]) {
         k += 1
       } else if p[k] == 0xEF && k + 2 < n && p[k + 1] == 0xBB && p[k + 2] == 0xBF {
         k += 3  // a byte-order mark
@@ -232,10 +245,10 @@ public struct EvemuParser: Sendable {
     var fields = 0
     var q = k + 2
     while true {
-      while q < bodyEnd && isBlank(p[q]) { q += 1 }
+      while q < bodyEnd && Self.isBlank(p[q]) { q += 1 }
       if q == bodyEnd { break }
       let s = q
-      while q < bodyEnd && !isBlank(p[q]) { q += 1 }
+      while q < bodyEnd && !Self.isBlank(p[q]) { q += 1 }
       switch fields {
       case 0: (starts.0, ends.0) = (s, q)
       case 1: (starts.1, ends.1) = (s, q)
@@ -269,20 +282,103 @@ public struct EvemuParser: Sendable {
     guard let value = Self.decimal(p, starts.3, ends.3) else {
       throw fail("event value \(text(starts.3, ends.3)) is not a 32-bit decimal number")
     }
-    let start: Int64
-    if let first {
-      guard nanoseconds >= previous else {
-        throw fail("time \(text(starts.0, ends.0)) is earlier than the event before it")
-      }
-      start = first
-    } else {
-      start = nanoseconds
-      first = nanoseconds
+    if first != nil, nanoseconds < previous {
+      throw fail("time \(text(starts.0, ends.0)) is earlier than the event before it")
     }
-    previous = nanoseconds
-    // Never negative: times only go forward from the first.
-    event(
-      RecordedEvent(nanoseconds: nanoseconds - start, type: type, code: code, value: value))
+    emit(RecordedEvent(nanoseconds: nanoseconds, type: type, code: code, value: value), event)
+  }
+
+  /// Gives `read` (its time as written) timed from the first event; times never go
+  /// back, which the caller has checked.
+  @inline(__always)
+  private mutating func emit(_ read: RecordedEvent, _ event: (RecordedEvent) -> Void) {
+    let start = first ?? read.nanoseconds
+    first = start
+    previous = read.nanoseconds
+    var timed = read
+    timed.nanoseconds = read.nanoseconds - start  // never negative: see above
+    event(timed)
+  }
+
+  /// A line as evemu-record writes it (`E: 12.345678 0001 004f 0001` and a comment),
+  /// read in one pass over its fields; nil for any other layout, which the full reading
+  /// then takes (to the same event, or to its error). Its time is as written. It accepts
+  /// only lines whose four fields the full reading splits alike and reads as valid,
+  /// so both give the same event: `E`, `:`, blank space, then each field by the same
+  /// rules, ended by blank space, a `#` (after the value only) or the line's end.
+  @inline(__always)
+  static func quickEvent(_ p: UnsafePointer<UInt8>, count n: Int) -> RecordedEvent? {
+    guard n >= 10, p[0] == UInt8(ascii: "E"), p[1] == UInt8(ascii: ":"), isBlank(p[2])
+    else { return nil }
+    var q = 3
+    while q < n && isBlank(p[q]) { q += 1 }
+    // Seconds: 1 to 12 digits; the fraction, if any: a dot and 1 to 9 digits.
+    let secondsStart = q
+    var seconds: Int64 = 0
+    while q < n, p[q] &- 0x30 < 10 {
+      seconds = seconds &* 10 &+ Int64(p[q] &- 0x30)
+      q += 1
+    }
+    guard q > secondsStart, q - secondsStart <= 12, seconds <= EvemuRecording.maxSeconds
+    else { return nil }
+    var fraction: Int64 = 0
+    if q < n && p[q] == UInt8(ascii: ".") {
+      q += 1
+      let fractionStart = q
+      while q < n, p[q] &- 0x30 < 10 {
+        fraction = fraction &* 10 &+ Int64(p[q] &- 0x30)
+        q += 1
+      }
+      let digits = q - fractionStart
+      guard digits >= 1, digits <= 9 else { return nil }
+      for _ in digits..<9 { fraction &*= 10 }
+    }
+    // At most maxSeconds whole seconds: no overflow.
+    let nanoseconds = seconds &* 1_000_000_000 &+ fraction
+    guard let type = quickHex(p, &q, n), let code = quickHex(p, &q, n) else { return nil }
+    // The value: blank space before it, an optional sign, decimal digits within Int32.
+    guard q < n, isBlank(p[q]) else { return nil }
+    while q < n && isBlank(p[q]) { q += 1 }
+    var negative = false
+    if q < n && (p[q] == UInt8(ascii: "-") || p[q] == UInt8(ascii: "+")) {
+      negative = p[q] == UInt8(ascii: "-")
+      q += 1
+    }
+    let valueStart = q
+    var magnitude: Int64 = 0
+    while q < n, p[q] &- 0x30 < 10 {
+      magnitude = magnitude &* 10 &+ Int64(p[q] &- 0x30)
+      guard magnitude <= 2_147_483_648 else { return nil }
+      q += 1
+    }
+    guard q > valueStart, let value = Int32(exactly: negative ? -magnitude : magnitude)
+    else { return nil }
+    // Then only blank space, up to a comment or the end.
+    while q < n && isBlank(p[q]) { q += 1 }
+    guard q == n || p[q] == UInt8(ascii: "#") else { return nil }
+    return RecordedEvent(nanoseconds: nanoseconds, type: type, code: code, value: value)
+  }
+
+  /// Blank space, then 1 to 4 hex digits up to blank space; `q` moves past the digits.
+  @inline(__always)
+  private static func quickHex(_ p: UnsafePointer<UInt8>, _ q: inout Int, _ n: Int) -> UInt16? {
+    guard q < n, isBlank(p[q]) else { return nil }
+    while q < n && isBlank(p[q]) { q += 1 }
+    let start = q
+    var v: UInt16 = 0
+    while q < n {
+      let c = p[q]
+      let d: UInt8
+      switch c {
+      case 0x30...0x39: d = c &- 0x30
+      case 0x41...0x46: d = c &- 0x41 &+ 10
+      case 0x61...0x66: d = c &- 0x61 &+ 10
+      default: return q > start && q - start <= 4 ? v : nil
+      }
+      v = v &<< 4 | UInt16(d)
+      q += 1
+    }
+    return nil  // the line ended without a value
   }
 
   private func fail(_ message: String) -> RecordingError {
@@ -293,7 +389,7 @@ public struct EvemuParser: Sendable {
     fail("not an evemu-record line (expected E: SECONDS TYPE CODE VALUE)")
   }
 
-  @inline(__always) private func isBlank(_ c: UInt8) -> Bool {
+  @inline(__always) private static func isBlank(_ c: UInt8) -> Bool {
     c == 0x20 || (c >= 0x09 && c <= 0x0D)
   }
 

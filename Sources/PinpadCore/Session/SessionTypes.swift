@@ -37,8 +37,9 @@ public enum SessionEvent {
     client: Int)
   /// A client asked for `status`; the shell adds what only it knows.
   case status(client: Int, ShellStatus)
-  /// SIGHUP with a configuration that parsed.
-  case reload(Configuration)
+  /// SIGHUP with a configuration that parsed. Boxed (`indirect`): a configuration is
+  /// 400 bytes, and every event, a key press among them, would be that big with it.
+  indirect case reload(Configuration)
   /// The answer to `Effect.persistLockouts`: nil when the file was written, else why not.
   case lockoutsSaved(failure: String?)
   /// The display lost its picture (a VT switched back): the next frame is drawn whole.
@@ -92,7 +93,8 @@ public enum Effect {
   /// A log line: names, states and counts, never a digit of a code.
   case log(LogLevel, String)
   /// Inputs and displays take the keypads and entry rules of a reloaded configuration.
-  case reconfigure(Configuration)
+  /// Boxed, as `SessionEvent.reload` is: effects stay small.
+  indirect case reconfigure(Configuration)
   /// Leave the event loop.
   case stop
 }

@@ -33,15 +33,16 @@ public final class ReplayInput: InputSource {
     var failure: RecordingError? = nil
     // The device description (N:, I:) heads the file: its first chunk holds it.
     var device: DeviceIdentity? = nil
-    func keep(_ event: RecordedEvent) {
-      if let step = Step(event) { steps.append(step) }
-    }
     do {
       try FileSystem.readChunks(path) { chunk in
         if device == nil {
           device = EvemuRecording.device(chunk, path: path)
         }
-        do throws(RecordingError) { try parser.feed(chunk, keep) } catch {
+        // Closures written out at each call (not a local function) are known not to
+        // escape, so appending to `steps` needs no run-time exclusivity check.
+        do throws(RecordingError) {
+          try parser.feed(chunk) { if let step = Step($0) { steps.append(step) } }
+        } catch {
           failure = error
           return false
         }
@@ -51,7 +52,9 @@ public final class ReplayInput: InputSource {
       throw InputError(error.description)
     }
     if failure == nil {
-      do throws(RecordingError) { try parser.finish(keep) } catch { failure = error }
+      do throws(RecordingError) {
+        try parser.finish { if let step = Step($0) { steps.append(step) } }
+      } catch { failure = error }
     }
     if let failure { throw InputError(failure.description) }
     events = steps
@@ -89,7 +92,7 @@ public final class ReplayInput: InputSource {
   private func play(until now: Instant?, _ deliver: (SourceEvent) -> Void) {
     while next < events.count {
       let step = events[next]
-      let time = start + .nanoseconds(step.offset)
+      let time = Instant(nanoseconds: start.nanoseconds.saturatingAdd(step.offset))
       if let now, time > now { break }
       next += 1
       switch (step.isKey, isCardReader) {
@@ -104,7 +107,9 @@ public final class ReplayInput: InputSource {
 
   private func arm() {
     guard let timer else { return }
-    timer.arm(at: next < events.count ? start + .nanoseconds(events[next].offset) : nil)
+    timer.arm(
+      at: next < events.count
+        ? Instant(nanoseconds: start.nanoseconds.saturatingAdd(events[next].offset)) : nil)
   }
 
   public func close() {
