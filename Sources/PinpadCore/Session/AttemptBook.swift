@@ -7,6 +7,8 @@
 public struct AttemptBook {
   public struct Attempt {
     public let id: String
+    /// The id's 128 bits, compared when a new id is drawn (two words, not 32 bytes).
+    fileprivate let bits: IDBits
     public let keypad: String
     /// The digits, only while no client has had them (empty for a card alone).
     public fileprivate(set) var digits: SecretDigits?
@@ -22,8 +24,12 @@ public struct AttemptBook {
   }
 
   public private(set) var attempts: [Attempt] = []
-  /// Ids that were decided or timed out lately, to tell a late verdict from an unknown id.
-  private var settled: [(id: String, timedOut: Bool)] = []
+  /// Ids that were decided or timed out lately (the last `settledKept`), to tell a late
+  /// verdict from an unknown id: a ring, the oldest overwritten by the newest.
+  private var settled: [Settled] = []
+  /// Where the next settled id goes once the ring is full.
+  private var settledNext = 0
+  public static let settledKept = 256
   /// Where ids come from: the daemon passes getrandom(2), tests a seeded generator.
   private var random: any RandomNumberGenerator
 
@@ -34,12 +40,25 @@ public struct AttemptBook {
 
   public static let idLength = 32
 
+  fileprivate struct IDBits: Equatable {
+    var high: UInt64
+    var low: UInt64
+  }
+
+  private struct Settled {
+    var id: String
+    var bits: IDBits
+    var timedOut: Bool
+  }
+
   /// A fresh id, drawn again in the (2^-128) case that it is already in use.
-  private mutating func newID() -> String {
+  private mutating func newID() -> (String, IDBits) {
     while true {
-      let id = AttemptBook.hex(random.next(), random.next())
-      if !attempts.contains(where: { $0.id == id }), !settled.contains(where: { $0.id == id }) {
-        return id
+      let bits = IDBits(high: random.next(), low: random.next())
+      if !attempts.contains(where: { $0.bits == bits }),
+        !settled.contains(where: { $0.bits == bits })
+      {
+        return (AttemptBook.hex(bits.high, bits.low), bits)
       }
     }
   }
@@ -61,9 +80,9 @@ public struct AttemptBook {
   public mutating func add(
     keypad: String, digits: SecretDigits, card: SecretDigits? = nil, deadline: Instant
   ) -> String {
-    let id = newID()
+    let (id, bits) = newID()
     attempts.append(
-      Attempt(id: id, keypad: keypad, digits: digits, card: card, deadline: deadline))
+      Attempt(id: id, bits: bits, keypad: keypad, digits: digits, card: card, deadline: deadline))
     return id
   }
 
@@ -126,12 +145,13 @@ public struct AttemptBook {
   /// The first verdict for a delivered id wins; later ones are refused.
   public mutating func decide(id: String) -> VerdictMatch {
     guard let i = attempts.firstIndex(where: { $0.id == id }) else {
-      guard let past = settled.last(where: { $0.id == id }) else { return .unknown }
+      // Settled ids are unique (`newID`): the first match is the only one.
+      guard let past = settled.first(where: { $0.id == id }) else { return .unknown }
       return past.timedOut ? .timedOut : .alreadyDecided
     }
     guard attempts[i].delivered else { return .notDelivered }
     let attempt = attempts.remove(at: i)
-    remember(id, timedOut: false)
+    remember(id, attempt.bits, timedOut: false)
     return .accepted(keypad: attempt.keypad)
   }
 
@@ -139,14 +159,16 @@ public struct AttemptBook {
   /// they had reached a client (no verdict) or not (no client).
   public mutating func expire(now: Instant) -> [(id: String, keypad: String, delivered: Bool)] {
     var expired: [(String, String, Bool)] = []
+    var gone: [IDBits] = []
     attempts.removeAll { attempt in
       guard attempt.deadline <= now else { return false }
       expired.append((attempt.id, attempt.keypad, attempt.delivered))
+      gone.append(attempt.bits)
       attempt.digits?.wipe()
       attempt.card?.wipe()
       return true
     }
-    for (id, _, _) in expired { remember(id, timedOut: true) }
+    for (attempt, bits) in zip(expired, gone) { remember(attempt.0, bits, timedOut: true) }
     return expired
   }
 
@@ -167,8 +189,13 @@ public struct AttemptBook {
     return earliest
   }
 
-  private mutating func remember(_ id: String, timedOut: Bool) {
-    settled.append((id, timedOut))
-    if settled.count > 256 { settled.removeFirst(settled.count - 256) }
+  private mutating func remember(_ id: String, _ bits: IDBits, timedOut: Bool) {
+    let entry = Settled(id: id, bits: bits, timedOut: timedOut)
+    if settled.count < Self.settledKept {
+      settled.append(entry)
+    } else {
+      settled[settledNext] = entry
+      settledNext = (settledNext + 1) % Self.settledKept
+    }
   }
 }

@@ -56,9 +56,14 @@ public struct ScreenPresenter {
 
   /// When the screen next changes by itself: an expiry or the next countdown second.
   public func nextDeadline(machine: EntryMachine?, now: Instant) -> Instant? {
+    nextDeadline(phase: machine?.phase, now: now)
+  }
+
+  /// The same for the machine's `phase` alone (nil: no machine).
+  public func nextDeadline(phase: EntryPhase?, now: Instant) -> Instant? {
     var earliest = result?.until
     if let n = notice?.until, earliest.map({ n < $0 }) ?? true { earliest = n }
-    if result == nil, case .locked(let until)? = machine?.phase, until > now {
+    if result == nil, case .locked(let until)? = phase, until > now {
       let left = (until - now).nanoseconds
       let intoSecond = left % 1_000_000_000
       let tick = now + .nanoseconds(intoSecond == 0 ? 1_000_000_000 : intoSecond)

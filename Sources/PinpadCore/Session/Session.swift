@@ -113,6 +113,11 @@ public struct Session {
     return at
   }
 
+  /// `nextWakeup` as it was at the last `.endOfBatch`: what the shell arms its timer
+  /// with after a batch. A stored value, so a shell that keeps the session in a class
+  /// reads it without copying the session out to ask (every keypad's state, per batch).
+  public private(set) var wakeupAfterBatch: Instant? = nil
+
   /// When the shell must send `.tick` (monotonic clock), nil when nothing waits on time.
   public var nextWakeup: Instant? {
     // Asked after every batch of events: the earliest deadline without an array.
@@ -120,11 +125,15 @@ public struct Session {
     func consider(_ d: Instant?, _ earliest: inout Instant?) {
       if let d, earliest.map({ d < $0 }) ?? true { earliest = d }
     }
-    for keypad in keypads {
-      consider(keypad.machine.nextDeadline, &entry)
-      consider(keypad.card?.nextDeadline, &entry)
+    // By index, and the active machine's phase only: no keypad is copied to be asked.
+    for k in keypads.indices {
+      consider(keypads[k].machine.nextDeadline, &entry)
+      consider(keypads[k].card?.nextDeadline, &entry)
     }
-    consider(presenter.nextDeadline(machine: activeMachine, now: entryNow), &entry)
+    let active = activeKeypad.flatMap { keypadIndex[$0] }
+    consider(
+      presenter.nextDeadline(phase: active.map { keypads[$0].machine.phase }, now: entryNow),
+      &entry)
     var wakeup = entry.map { $0 - lead }
     consider(attempts.nextDeadline, &wakeup)
     consider(lockoutRetry, &wakeup)
@@ -186,6 +195,7 @@ public struct Session {
       tick(now: now, &out)
     case .endOfBatch:
       show(now: now, force: false, &out)
+      wakeupAfterBatch = nextWakeup
     case .quit(let reason):
       log(.info, reason, &out)
       out.append(.stop)

@@ -340,8 +340,26 @@ struct AttemptBookTests {
       _ = book.deliver(verdictDeadline: at(10))
       _ = book.decide(id: ids.last!)
     }
+    // The last 256 are remembered, whichever place of the ring each went to.
+    let kept = AttemptBook.settledKept
     #expect(book.decide(id: ids[0]) == .unknown)
-    #expect(book.decide(id: ids[299]) == .alreadyDecided)
+    #expect(book.decide(id: ids[300 - kept - 1]) == .unknown)
+    for id in ids[(300 - kept)...] { #expect(book.decide(id: id) == .alreadyDecided) }
+  }
+
+  @Test("a generator that repeats an id settled lately is drawn again")
+  func repeatedSettledDrawRedrawn() {
+    struct Repeating: RandomNumberGenerator {
+      var values: [UInt64]
+      mutating func next() -> UInt64 { values.isEmpty ? 0 : values.removeFirst() }
+    }
+    var book = AttemptBook(random: Repeating(values: [7, 8, 7, 8, 9, 10]))
+    let one = book.add(keypad: "k", digits: digits([1]), deadline: at(5))
+    _ = book.deliver(verdictDeadline: at(10))
+    #expect(book.decide(id: one) == .accepted(keypad: "k"))
+    let two = book.add(keypad: "k", digits: digits([2]), deadline: at(15))
+    #expect(two == "0000000000000009" + "000000000000000a")
+    #expect(book.decide(id: one) == .alreadyDecided)
   }
 
   // MARK: - Expiry

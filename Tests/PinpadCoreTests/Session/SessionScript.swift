@@ -1,4 +1,5 @@
 import PinpadCore
+import Testing
 
 /// Drives a `Session` as the daemon's shell would, with a manual monotonic clock, from
 /// a script in the style of `EntryScript`: whitespace-separated steps.
@@ -121,7 +122,11 @@ struct SessionScript {
     var queue = [event]
     var effects: [Effect] = []
     while !queue.isEmpty {
-      session.handle(queue.removeFirst(), now: now, into: &effects)
+      let event = queue.removeFirst()
+      session.handle(event, now: now, into: &effects)
+      if case .endOfBatch = event {
+        #expect(session.wakeupAfterBatch == session.nextWakeup, "the stored wake-up is stale")
+      }
       for effect in effects { answer(effect) }
       effects.removeAll()
       queue += caused
