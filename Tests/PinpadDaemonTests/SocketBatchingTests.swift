@@ -146,6 +146,27 @@ import Testing
     #expect(Self.drain(readerFD).contains("\"code\":\"4711\""))
   }
 
+  @Test func aCodeLineWrittenToAClientLeavesNoCopyInTheServersBuffer() throws {
+    let rig = try Rig()
+    let (readerFD, reader) = try rig.connect()
+    var code = Array("{\"type\":\"code\",\"id\":\"a-1\",\"code\":\"4711\"}\n".utf8)
+    rig.runBatch {
+      rig.server.broadcast(DaemonMessage.entry(keypad: "k", event: .changed, length: 4))
+      #expect(rig.server.broadcastSecret(&code, id: "a-1") == 1)
+    }
+    #expect(reader.queued == 0)
+    let received = Self.drain(readerFD)
+    #expect(received.contains("\"code\":\"4711\""))
+    // What was written (the hello, the entry and the code line) is zeroed; past it the
+    // storage holds whatever the allocator left there, never a line.
+    let storage = reader.outputStorage()
+    #expect(storage.count >= SocketServer.maxQueuedBytes)
+    let written = storage.prefix(received.utf8.count)
+    #expect(written.allSatisfy { $0 == 0 }, "a written line is zeroed in the buffer")
+    let digits = Array("4711".utf8)
+    #expect(!storage.indices.dropLast(3).contains { Array(storage[$0..<$0 + 4]) == digits })
+  }
+
   @Test func linesSplitAcrossReadsAndOverTheLimitAreHandledAsBefore() throws {
     let rig = try Rig()
     var requests: [ClientRequest] = []

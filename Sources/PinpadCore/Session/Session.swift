@@ -130,7 +130,11 @@ public struct Session {
       consider(keypads[k].machine.nextDeadline, &entry)
       consider(keypads[k].card?.nextDeadline, &entry)
     }
-    let active = activeKeypad.flatMap { keypadIndex[$0] }
+    let active = activeKeypad.flatMap { name in
+      // Mostly the keypad of the last event: a name compare, not a hash.
+      lastIndex < keypads.endIndex && keypads[lastIndex].name == name
+        ? lastIndex : keypadIndex[name]
+    }
     consider(
       presenter.nextDeadline(phase: active.map { keypads[$0].machine.phase }, now: entryNow),
       &entry)

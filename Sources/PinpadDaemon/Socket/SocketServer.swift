@@ -38,6 +38,23 @@ public final class SocketClient {
   }
 
   var queued: Int { output.count - sent }
+
+  /// Every byte of `output`'s storage, written or not yet (for the tests that check a
+  /// sent line leaves no copy behind).
+  func outputStorage() -> [UInt8] {
+    output.withUnsafeBufferPointer { b in
+      guard let base = b.baseAddress else { return [] }
+      return Array(UnsafeBufferPointer(start: base, count: output.capacity))
+    }
+  }
+
+  /// Zeroes `range` of `output` in one pass (not a byte at a time through the class).
+  fileprivate func wipeOutput(_ range: Range<Int>) {
+    guard !range.isEmpty else { return }
+    output.withUnsafeMutableBufferPointer { b in
+      UnsafeMutableBufferPointer(rebasing: b[range]).update(repeating: 0)
+    }
+  }
   /// True while the code line of attempt `id` waits in this process for the client.
   func holdsSecret(of id: String) -> Bool { secrets.contains { $0.id == id && $0.end > sent } }
 }
@@ -413,7 +430,7 @@ public final class SocketServer {
       }
       switch result {
       case .success(let n):
-        for i in client.sent..<client.sent + n { client.output[i] = 0 }
+        client.wipeOutput(client.sent..<client.sent + n)
         client.sent += n
         totalQueued -= n
         client.secrets.removeAll { $0.end <= client.sent }
@@ -442,7 +459,7 @@ public final class SocketServer {
     client.closed = true
     client.pending = false
     totalQueued -= client.queued
-    for i in client.output.indices { client.output[i] = 0 }
+    client.wipeOutput(client.output.indices)
     client.output = []
     client.sent = 0
     client.secrets = []
