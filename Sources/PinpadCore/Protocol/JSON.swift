@@ -269,13 +269,23 @@ private struct JSONReader {
     return v
   }
 
+  /// `bytes[range]` as text, nil when it is not UTF-8. ASCII, what the protocol's names
+  /// and ids are, is taken as it is; only other bytes go through the validation.
+  func text(_ range: Range<Int>) -> String? {
+    bytes.withUnsafeBufferPointer { all in
+      let part = UnsafeBufferPointer(rebasing: all[range])
+      if !part.contains(where: { $0 >= 0x80 }) { return String(decoding: part, as: UTF8.self) }
+      return String(validating: part, as: UTF8.self)
+    }
+  }
+
   mutating func string() throws(JSONError) -> String {
     index += 1  // opening quote
     var scalars = String.UnicodeScalarView()
     var run = index
     func flush(_ end: Int) -> Bool {
       guard run < end else { return true }
-      guard let s = String(validating: bytes[run..<end], as: UTF8.self) else { return false }
+      guard let s = text(run..<end) else { return false }
       scalars.append(contentsOf: s.unicodeScalars)
       return true
     }
@@ -284,7 +294,7 @@ private struct JSONReader {
       if b == UInt8(ascii: "\"") {
         // No escape so far (each one adds a scalar): the string is the bytes as they are.
         if scalars.isEmpty {
-          guard let s = String(validating: bytes[run..<index], as: UTF8.self) else {
+          guard let s = text(run..<index) else {
             throw error("invalid UTF-8")
           }
           index += 1
