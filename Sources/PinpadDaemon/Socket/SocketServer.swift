@@ -4,6 +4,11 @@ import PinpadProgram
 import PinpadSystem
 
 /// One connected controller.
+///
+/// Its buffers and counters are touched for every line, from the loop's thread only and
+/// only in this file, each by one statement at a time (no access is held open across a
+/// call that could reach the same property): they go without the run-time exclusivity
+/// check, as `SocketServer`'s own counters do (bench/README.md).
 public final class SocketClient {
   /// Its descriptor's number, kept after the close (the server's key for it).
   public let fd: FileDescriptor
@@ -12,22 +17,22 @@ public final class SocketClient {
   public let peer: PeerCredentials
   /// A number for log lines ("client 3").
   public let serial: Int
-  fileprivate var input: [UInt8] = []
+  @exclusivity(unchecked) fileprivate var input: [UInt8] = []
   /// Bytes not yet taken by the kernel; `sent` of them already written. Zeroed as
   /// they are sent (a `code` line passes through here).
-  fileprivate var output: [UInt8] = []
-  fileprivate var sent = 0
+  @exclusivity(unchecked) fileprivate var output: [UInt8] = []
+  @exclusivity(unchecked) fileprivate var sent = 0
   /// The attempt ids of the `code` lines still in `output`, with where each ends.
-  fileprivate var secrets: [(id: String, end: Int)] = []
-  fileprivate var closed = false
+  @exclusivity(unchecked) fileprivate var secrets: [(id: String, end: Int)] = []
+  @exclusivity(unchecked) fileprivate var closed = false
   /// Bytes were queued in this batch and wait for the flush at its end.
-  fileprivate var pending = false
+  @exclusivity(unchecked) fileprivate var pending = false
   /// The write(2) calls made to this client (one per batch that queued something).
-  public fileprivate(set) var writes = 0
+  @exclusivity(unchecked) public fileprivate(set) var writes = 0
   /// Which 4 KiB pages of `output` (counted from the page of its first byte) are
   /// locked in memory already: locked pages stay locked while the buffer lives.
-  fileprivate var lockedPages: [Bool] = []
-  fileprivate var lockedBase = 0
+  @exclusivity(unchecked) fileprivate var lockedPages: [Bool] = []
+  @exclusivity(unchecked) fileprivate var lockedBase = 0
 
   init(_ connection: consuming OwnedDescriptor, peer: PeerCredentials, serial: Int) {
     self.fd = connection.fd
@@ -90,7 +95,7 @@ public final class SocketServer {
   public private(set) var clients: [Int32: SocketClient] = [:]
   private var serial = 0
   /// Bytes queued for all clients together.
-  public private(set) var totalQueued = 0
+  @exclusivity(unchecked) public private(set) var totalQueued = 0
   /// A descriptor held back for when the process runs out (see `withReserve`).
   private var reserve: OwnedDescriptor
   /// Re-enables accepting after descriptors ran out; made at start, when it can be.
@@ -99,9 +104,9 @@ public final class SocketServer {
   /// Connections refused in the current out-of-descriptors episode, nil outside one.
   private var shedThisEpisode: Int?
   /// Clients with bytes queued in this batch, written by `flushPending` at its end.
-  private var pending: [SocketClient] = []
+  @exclusivity(unchecked) private var pending: [SocketClient] = []
   /// The list being written by `flushPending`: the two swap, so neither is reallocated.
-  private var flushing: [SocketClient] = []
+  @exclusivity(unchecked) private var flushing: [SocketClient] = []
   /// Where client lines are read into (they hold no digits).
   private var chunk = [UInt8](repeating: 0, count: 8192)
 

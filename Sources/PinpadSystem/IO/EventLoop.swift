@@ -4,20 +4,25 @@ import PinpadCore
 ///
 /// There is no polling: with nothing to do the thread sleeps in epoll_wait. Timed work
 /// goes through `Timer`s registered like any other descriptor.
+///
+/// Its tables are touched several times a batch, from this one thread, and no access is
+/// held open across a handler's call (a handler is copied out, then called; the lists
+/// are copied before they are run), so handlers may watch, unwatch and defer freely:
+/// they go without the run-time exclusivity check.
 public final class EventLoop {
   public typealias Handler = (EventPoll.Events) -> Void
   private let poll: EventPoll
-  private var handlers: [UInt64: Handler] = [:]
-  private var tokens: [Int32: UInt64] = [:]
+  @exclusivity(unchecked) private var handlers: [UInt64: Handler] = [:]
+  @exclusivity(unchecked) private var tokens: [Int32: UInt64] = [:]
   /// The events each descriptor is watched for, so `change` skips EPOLL_CTL_MOD when
   /// nothing changes (the socket asks for `.readable` after every complete write).
-  private var interests: [Int32: EventPoll.Events] = [:]
+  @exclusivity(unchecked) private var interests: [Int32: EventPoll.Events] = [:]
   private var nextToken: UInt64 = 1
-  private var running = false
+  @exclusivity(unchecked) private var running = false
   /// Work queued by `defer(_:)`, run after the current batch of events.
-  private var deferred: [() -> Void] = []
+  @exclusivity(unchecked) private var deferred: [() -> Void] = []
   /// Work run at the end of every batch, after `afterEach` (the socket's writes).
-  private var endOfBatch: [() -> Void] = []
+  @exclusivity(unchecked) private var endOfBatch: [() -> Void] = []
 
   public init() throws(Errno) { poll = try EventPoll() }
 

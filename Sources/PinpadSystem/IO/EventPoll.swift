@@ -16,7 +16,9 @@ public final class EventPoll {
 
   private let owner: OwnedDescriptor
   public var fd: FileDescriptor { owner.fd }
-  private var buffer = [epoll_event](repeating: epoll_event(), count: 64)
+  /// Where epoll_wait puts what is ready; read once per descriptor after each wait, from
+  /// the loop's one thread (no run-time exclusivity check, as `EventLoop`'s tables).
+  @exclusivity(unchecked) private var buffer = [epoll_event](repeating: epoll_event(), count: 64)
 
   /// epoll_create1(EPOLL_CLOEXEC).
   public init() throws(Errno) {
