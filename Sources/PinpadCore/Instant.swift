@@ -16,6 +16,10 @@ public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
   public static func + (a: Instant, d: Duration) -> Instant {
     Instant(nanoseconds: a.nanoseconds.saturatingAdd(d.nanoseconds))
   }
+  /// `self + .nanoseconds(n)` without a `Duration` (saturating as `+` does).
+  public func adding(nanoseconds n: Int64) -> Instant {
+    Instant(nanoseconds: nanoseconds.saturatingAdd(n))
+  }
   public static func - (a: Instant, d: Duration) -> Instant {
     Instant(nanoseconds: a.nanoseconds.saturatingSubtract(d.nanoseconds))
   }

@@ -43,8 +43,28 @@ public struct EntryMachine {
   /// settles (no real code plus its control keys is this long).
   private static let maxGroupPresses = 64
 
-  public private(set) var rules: EntryConfig
-  private var lockoutRules: LockoutConfig
+  public private(set) var rules: EntryConfig {
+    didSet { spans = Spans(rules, lockoutRules) }
+  }
+  private var lockoutRules: LockoutConfig {
+    didSet { spans = Spans(rules, lockoutRules) }
+  }
+  /// The rules' times in nanoseconds, worked out once (a `Duration`'s are not cheap to
+  /// get at: every key asks for them).
+  private var spans: Spans
+
+  private struct Spans {
+    var interKey: Int64
+    var total: Int64
+    var burst: Int64
+    var lockoutMax: Int64
+    init(_ rules: EntryConfig, _ lockout: LockoutConfig) {
+      interKey = rules.interKeyTimeout.nanoseconds
+      total = rules.totalTimeout.nanoseconds
+      burst = rules.burstInterval.nanoseconds
+      lockoutMax = lockout.lockoutMax.nanoseconds
+    }
+  }
   private var lockout: LockoutState
   private var mode: Mode
 
@@ -69,6 +89,7 @@ public struct EntryMachine {
   public init(rules: EntryConfig, lockout: LockoutConfig, state: LockoutState = LockoutState()) {
     self.rules = rules
     self.lockoutRules = lockout
+    self.spans = Spans(rules, lockout)
     self.lockout = state
     self.mode = state.lockedUntil == nil ? .idle : .locked
   }
@@ -205,15 +226,15 @@ public struct EntryMachine {
       func consider(_ at: Instant, _ what: Deadline) {
         if due == nil || at < due!.at { due = (at, what) }
       }
-      if rules.interKeyTimeout > .zero { consider(lastKeyAt + rules.interKeyTimeout, .interKey) }
-      if rules.totalTimeout > .zero { consider(startedAt + rules.totalTimeout, .total) }
+      if spans.interKey > 0 { consider(lastKeyAt.adding(nanoseconds: spans.interKey), .interKey) }
+      if spans.total > 0 { consider(startedAt.adding(nanoseconds: spans.total), .total) }
       if let revealUntil { consider(revealUntil, .reveal) }
       return due
     }
   }
 
   private func settleTime(after press: Instant) -> Instant {
-    rules.burstInterval > .zero ? press + rules.burstInterval : press
+    spans.burst > 0 ? press.adding(nanoseconds: spans.burst) : press
   }
 
   /// Acts on every deadline that is due at `now`, earliest first.
@@ -241,7 +262,7 @@ public struct EntryMachine {
   /// from a stale state file or kept over a reload that lowered the maximum.
   private mutating func clampLockout(now: Instant) {
     guard mode == .locked, let until = lockout.lockedUntil else { return }
-    let longest = now + lockoutRules.lockoutMax
+    let longest = now.adding(nanoseconds: spans.lockoutMax)
     if until > longest { lockout.lockedUntil = longest }
   }
 

@@ -92,7 +92,7 @@ public final class ReplayInput: InputSource {
   private func play(until now: Instant?, _ deliver: (SourceEvent) -> Void) {
     while next < events.count {
       let step = events[next]
-      let time = Instant(nanoseconds: start.nanoseconds.saturatingAdd(step.offset))
+      let time = start.adding(nanoseconds: step.offset)
       if let now, time > now { break }
       next += 1
       switch (step.isKey, isCardReader) {
@@ -109,7 +109,7 @@ public final class ReplayInput: InputSource {
     guard let timer else { return }
     timer.arm(
       at: next < events.count
-        ? Instant(nanoseconds: start.nanoseconds.saturatingAdd(events[next].offset)) : nil)
+        ? start.adding(nanoseconds: events[next].offset) : nil)
   }
 
   public func close() {
