@@ -227,8 +227,8 @@ test-system: test-deps
 # Benchmarks print figures (and ratios against the C baseline, bench/baseline.c, from
 # the same run); they assert nothing, so they are not part of `make test` (which only
 # runs `bench/run.sh --smoke`). bench/README.md says what each figure means.
-# strace counts the syscalls per code.
-BENCH_DEPS := strace python3
+# strace counts the syscalls per code, valgrind (callgrind) the instructions.
+BENCH_DEPS := strace valgrind python3
 bench: release
 	@if ! dpkg -s $(BENCH_DEPS) >/dev/null 2>&1; then \
 	  $(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BENCH_DEPS); \

@@ -36,6 +36,7 @@ LATENCY_CODES = 200
 LATENCY_CODES_BURST = 60  # each key waits out BurstIntervalSec (15 ms)
 ALLOC_WARMUP = 20
 ALLOC_CODES = 200
+INSTR_CODES = (20, 220)  # callgrind runs of few and many codes; the difference counts
 REPLAY_PRESSES = 40_000
 STALLED_CLIENTS = 200
 CLIENTS = 1000
@@ -212,12 +213,12 @@ class Bench:
         return path
 
     def pinpadd(self, display="none", input_spec="terminal", burst_zero=True, extra="",
-                state_parent=None, env=None):
+                state_parent=None, env=None, wrap=(), program=None):
         self.runs += 1
         sock = os.path.join(self.dir, f"p{self.runs}.sock")
         state = os.path.join(state_parent or self.dir, f"state{self.runs}")
         os.makedirs(state, exist_ok=True)
-        argv = [self.args.pinpadd, "--config", self.config(burst_zero, extra),
+        argv = [*wrap, program or self.args.pinpadd, "--config", self.config(burst_zero, extra),
                 "--input", input_spec, "--display", display, "--socket", sock,
                 "--state-dir", state, "--log-level", "warning"]
         return Daemon(argv, sock, self.log, drain=display.startswith("console"), env=env)
@@ -229,10 +230,11 @@ class Bench:
         program = os.path.join(self.args.floor_dir, "listen-swift_static")
         return Daemon([program, sock], sock, self.log)
 
-    def baseline(self, env=None):
+    def baseline(self, env=None, wrap=(), program=None):
         self.runs += 1
         sock = os.path.join(self.dir, f"c{self.runs}.sock")
-        return Daemon([self.args.baseline, "serve", sock], sock, self.log, env=env)
+        return Daemon([*wrap, program or self.args.baseline, "serve", sock], sock, self.log,
+                      env=env)
 
     def closed_loop(self, daemon, codes, first=0):
         client = Client(daemon.path)
@@ -350,6 +352,41 @@ class Bench:
         emit("syscalls_per_code", results["p"])
         emit("syscalls_per_code_c", results["c"])
         self.ratios["syscalls_ratio"] = results["p"] / max(results["c"], 1e-9)
+
+    def instructions(self):
+        """User-space instructions per code of the closed loop, counted by callgrind (so
+        not moved by a busy machine as CPU time is): each program runs INSTR_CODES[0] and
+        INSTR_CODES[1] codes, and the difference of the two counts over the difference of
+        the codes is the figure (start-up and exit cancel out). pinpadd runs without its
+        debug sections (valgrind 3.19 cannot read DWARF 5); code is the same."""
+        valgrind = shutil.which("valgrind")
+        if not valgrind:
+            print("# instructions: no valgrind, skipped", flush=True)
+            return
+        program = os.path.join(self.dir, "pinpadd-nodebug")
+        subprocess.run(["strip", "--strip-debug", "-o", program, self.args.pinpadd], check=True)
+        results = {}
+        for key, make, binary in (("p", self.pinpadd, program),
+                                  ("c", self.baseline, self.args.baseline)):
+            counts = []
+            for codes in INSTR_CODES:
+                out = os.path.join(self.dir, f"callgrind-{key}-{codes}.out")
+                daemon = make(wrap=(valgrind, "--tool=callgrind", "--quiet",
+                                    f"--callgrind-out-file={out}"), program=binary)
+                try:
+                    client = Client(daemon.path)
+                    for n in range(codes):
+                        one_code(daemon, client, n)
+                    client.close()
+                finally:
+                    daemon.stop()
+                with open(out) as f:
+                    totals = [line for line in f if line.startswith(("summary:", "totals:"))]
+                counts.append(int(totals[0].split()[1]))
+            results[key] = (counts[1] - counts[0]) / (INSTR_CODES[1] - INSTR_CODES[0])
+        emit("code_instructions", results["p"])
+        emit("code_instructions_c", results["c"])
+        self.ratios["code_instructions_ratio"] = results["p"] / max(results["c"], 1)
 
     def latency(self):
         for burst_zero, codes, suffix in ((True, LATENCY_CODES, ""),
@@ -589,8 +626,8 @@ def main():
     parser.add_argument("--smoke", action="store_true")
     parser.add_argument("--alloc-counter", help="bench/alloc_count.c built as a shared "
                         "object; adds allocs_per_code")
-    parser.add_argument("--only", help="comma-separated: code_loop,syscalls,latency,idle,"
-                        "rss,stalled_clients,replay")
+    parser.add_argument("--only", help="comma-separated: code_loop,syscalls,instructions,"
+                        "latency,idle,rss,stalled_clients,replay")
     parser.add_argument("--state-parent", default=None,
                         help="where the state directories go (default: $TMPDIR)")
     parser.add_argument("--ratios", action="store_true", help="print the ratios")
@@ -603,7 +640,8 @@ def main():
             bench.smoke()
         else:
             bench.ratios = {}
-            parts = args.only or ("code_loop,syscalls,latency,idle,rss,stalled_clients,"
+            parts = args.only or ("code_loop,syscalls,instructions,latency,idle,rss,"
+                                  "stalled_clients,"
                                   "replay" + (",allocs" if args.alloc_counter else "")
                                   + (",floor" if args.floor_dir else ""))
             for part in parts.split(","):
