@@ -3,7 +3,8 @@
 // The input is split into lines at LF as the socket server does; each line of at most
 // ProtocolVersion.maxLineBytes bytes (a CR before the LF dropped) goes through
 // ClientRequest.parse. JSON the parser accepts must print and parse back to the same
-// value; an accepted verdict, written out again, must parse to the same request.
+// value; an accepted verdict, written out again, must parse to the same request; the
+// one-pass reading of plain verdicts must give what the full reading gives.
 import PinpadCore
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -12,7 +13,9 @@ public func fuzzSocketLine(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     if line.count > ProtocolVersion.maxLineBytes { continue }  // the server disconnects
     if line.last == 0x0D { line = line.dropLast() }
     checkJSON(line)
-    switch ClientRequest.parse(line) {
+    let request = ClientRequest.parse(line)
+    require(request == ClientRequest.parse(line, quick: false), "the one-pass reading differs")
+    switch request {
     case .failure(let error):
       require(!error.reason.isEmpty, "empty error reason")
       // The reply is one line: its reason must not break it.

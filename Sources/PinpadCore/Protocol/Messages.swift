@@ -16,7 +16,21 @@ public enum ClientRequest: Equatable, Sendable {
 
   /// Parses one line (without its newline). The error is the `reason` of the
   /// `error` reply; it never repeats the line.
-  public static func parse(_ line: some Collection<UInt8>) -> Result<ClientRequest, RequestError> {
+  ///
+  /// A verdict laid out plainly (string, true, false and null values without escapes,
+  /// each known key once) is read in one pass without building a JSON tree; anything
+  /// else, and `quick: false`, goes the full way. Both give the same request or error
+  /// (the tests and the socket-line fuzz target hold them to it).
+  public static func parse(_ line: some Collection<UInt8>, quick: Bool = true) -> Result<
+    ClientRequest, RequestError
+  > {
+    if quick,
+      let fields = line.withContiguousStorageIfAvailable({ QuickVerdict.fields($0) }) ?? nil
+    {
+      return verdict(
+        id: fields.id, result: fields.result, message: fields.message, duress: fields.duress,
+        reason: fields.reason)
+    }
     let value: JSONValue
     do { value = try JSONValue.parse(line) } catch {
       // Well-formed JSON with a number beyond a double's range is not "malformed".
@@ -37,46 +51,168 @@ public enum ClientRequest: Equatable, Sendable {
       }
       return .success(.open(door: door))
     case "verdict":
-      guard let id = value["id"]?.stringValue, !id.isEmpty else {
-        return .failure(RequestError("verdict without \"id\""))
-      }
-      let granted: Bool
-      switch value["result"]?.stringValue {
-      case "granted": granted = true
-      case "denied": granted = false
-      default: return .failure(RequestError("verdict \"result\" must be granted or denied"))
-      }
-      var message: String? = nil
-      if let m = value["message"] {
-        if case .null = m {
-        } else if let s = m.stringValue {
-          // Sanitised where it enters: no display, log or snapshot sees the raw text.
-          message = UntrustedText.sanitized(s)
-        } else {
-          return .failure(RequestError("verdict \"message\" must be a string"))
-        }
-      }
-      var duress = false
-      if let d = value["duress"] {
-        switch d {
-        case .null: break
-        case .bool(let b): duress = b
-        default: return .failure(RequestError("verdict \"duress\" must be true or false"))
-        }
-      }
-      var reason: String? = nil
-      switch value["reason"] {
-      case nil, .null?: break
-      case .string(let word)? where isReasonWord(word): reason = granted ? nil : word
-      default:
-        return .failure(
-          RequestError("verdict \"reason\" must be a word of a-z and _ (at most 32)"))
-      }
-      return .success(
-        .verdict(id: id, granted: granted, message: message, duress: duress, reason: reason))
+      return verdict(
+        id: value["id"], result: value["result"], message: value["message"],
+        duress: value["duress"], reason: value["reason"])
     default:
       return .failure(RequestError("unknown type \"\(String(type.prefix(32)))\""))
     }
+  }
+
+  /// A verdict from its members as the line gave them (nil: absent).
+  private static func verdict(
+    id: JSONValue?, result: JSONValue?, message: JSONValue?, duress: JSONValue?,
+    reason: JSONValue?
+  ) -> Result<ClientRequest, RequestError> {
+    let value = (id: id, result: result, message: message, duress: duress, reason: reason)
+    guard let id = value.id?.stringValue, !id.isEmpty else {
+      return .failure(RequestError("verdict without \"id\""))
+    }
+    let granted: Bool
+    switch value.result?.stringValue {
+    case "granted": granted = true
+    case "denied": granted = false
+    default: return .failure(RequestError("verdict \"result\" must be granted or denied"))
+    }
+    var message: String? = nil
+    if let m = value.message {
+      if case .null = m {
+      } else if let s = m.stringValue {
+        // Sanitised where it enters: no display, log or snapshot sees the raw text.
+        message = UntrustedText.sanitized(s)
+      } else {
+        return .failure(RequestError("verdict \"message\" must be a string"))
+      }
+    }
+    var duress = false
+    if let d = value.duress {
+      switch d {
+      case .null: break
+      case .bool(let b): duress = b
+      default: return .failure(RequestError("verdict \"duress\" must be true or false"))
+      }
+    }
+    var reason: String? = nil
+    switch value.reason {
+    case nil, .null?: break
+    case .string(let word)? where isReasonWord(word): reason = granted ? nil : word
+    default:
+      return .failure(
+        RequestError("verdict \"reason\" must be a word of a-z and _ (at most 32)"))
+    }
+    return .success(
+      .verdict(id: id, granted: granted, message: message, duress: duress, reason: reason))
+  }
+}
+
+/// The one-pass reading of a plain verdict line for `ClientRequest.parse`: an object of
+/// the members `type` ("verdict"), `id`, `result`, `message`, `duress` and `reason`, each
+/// at most once, whose values are strings of printable ASCII without escapes, `true`,
+/// `false` or `null`, with JSON's blank space around them. Gives the members as
+/// `JSONValue`s, exactly as the JSON parser would; nil for anything else, which the
+/// full reading then takes (to the same request, or to its error).
+enum QuickVerdict {
+  struct Fields {
+    var id, result, message, duress, reason: JSONValue?
+  }
+
+  static func fields(_ p: UnsafeBufferPointer<UInt8>) -> Fields? {
+    var i = 0
+    let n = p.count
+    func skipBlank() {
+      while i < n, p[i] == 0x20 || p[i] == 0x09 || p[i] == 0x0A || p[i] == 0x0D { i += 1 }
+    }
+    /// A string of printable ASCII without escapes, from its opening quote.
+    func string() -> String? {
+      guard i < n, p[i] == UInt8(ascii: "\"") else { return nil }
+      let start = i + 1
+      var j = start
+      while j < n, p[j] != UInt8(ascii: "\"") {
+        guard p[j] >= 0x20, p[j] < 0x7F, p[j] != UInt8(ascii: "\\") else { return nil }
+        j += 1
+      }
+      guard j < n else { return nil }
+      i = j + 1
+      return String(decoding: UnsafeBufferPointer(rebasing: p[start..<j]), as: UTF8.self)
+    }
+    func literal(_ word: StaticString, _ value: JSONValue) -> JSONValue? {
+      let count = word.utf8CodeUnitCount
+      guard i + count <= n else { return nil }
+      for k in 0..<count where p[i + k] != word.utf8Start[k] { return nil }
+      i += count
+      return value
+    }
+    var fields = Fields()
+    var isVerdict = false
+    var seen: UInt8 = 0
+    skipBlank()
+    guard i < n, p[i] == UInt8(ascii: "{") else { return nil }
+    i += 1
+    skipBlank()
+    guard i < n, p[i] != UInt8(ascii: "}") else { return nil }  // {}: no type
+    while true {
+      skipBlank()
+      guard let key = string() else { return nil }
+      skipBlank()
+      guard i < n, p[i] == UInt8(ascii: ":") else { return nil }
+      i += 1
+      skipBlank()
+      guard i < n else { return nil }
+      let value: JSONValue
+      switch p[i] {
+      case UInt8(ascii: "\""):
+        guard let s = string() else { return nil }
+        value = .string(s)
+      case UInt8(ascii: "t"):
+        guard let v = literal("true", .bool(true)) else { return nil }
+        value = v
+      case UInt8(ascii: "f"):
+        guard let v = literal("false", .bool(false)) else { return nil }
+        value = v
+      case UInt8(ascii: "n"):
+        guard let v = literal("null", .null) else { return nil }
+        value = v
+      default:
+        return nil  // numbers, arrays, objects: the full reading
+      }
+      let bit: UInt8
+      switch key {
+      case "type":
+        guard case .string("verdict") = value else { return nil }
+        isVerdict = true
+        bit = 1
+      case "id":
+        fields.id = value
+        bit = 2
+      case "result":
+        fields.result = value
+        bit = 4
+      case "message":
+        fields.message = value
+        bit = 8
+      case "duress":
+        fields.duress = value
+        bit = 16
+      case "reason":
+        fields.reason = value
+        bit = 32
+      default: return nil
+      }
+      guard seen & bit == 0 else { return nil }  // a member twice: the full reading
+      seen |= bit
+      skipBlank()
+      guard i < n else { return nil }
+      if p[i] == UInt8(ascii: ",") {
+        i += 1
+        continue
+      }
+      guard p[i] == UInt8(ascii: "}") else { return nil }
+      i += 1
+      break
+    }
+    skipBlank()
+    guard i == n, isVerdict else { return nil }
+    return fields
   }
 }
 
