@@ -157,7 +157,7 @@ public final class Daemon {
 
   /// The next instant the session or a door has something to do (nil: none).
   var nextDeadline: Instant? {
-    let wakeup = session.wakeupAfterBatch
+    let wakeup = session.nextWakeupInPlace()
     let door = doors.nextDeadline
     if let wakeup, let door { return min(wakeup, door) }
     return wakeup ?? door

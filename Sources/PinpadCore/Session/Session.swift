@@ -113,11 +113,6 @@ public struct Session {
     return at
   }
 
-  /// `nextWakeup` as it was at the last `.endOfBatch`: what the shell arms its timer
-  /// with after a batch. A stored value, so a shell that keeps the session in a class
-  /// reads it without copying the session out to ask (every keypad's state, per batch).
-  public private(set) var wakeupAfterBatch: Instant? = nil
-
   /// When the shell must send `.tick` (monotonic clock), nil when nothing waits on time.
   public var nextWakeup: Instant? {
     // Asked after every batch of events: the earliest deadline without an array.
@@ -143,6 +138,11 @@ public struct Session {
     consider(lockoutRetry, &wakeup)
     return wakeup
   }
+
+  /// `nextWakeup`, asked in place. A shell that keeps the session in a class's property
+  /// calls this: reading `nextWakeup` there copies the whole session out first (every
+  /// keypad's state, once a batch).
+  public mutating func nextWakeupInPlace() -> Instant? { nextWakeup }
 
   /// What `event` asks for, appended to `out` (the shell's buffer, reused from event to
   /// event).
@@ -199,7 +199,6 @@ public struct Session {
       tick(now: now, &out)
     case .endOfBatch:
       show(now: now, force: false, &out)
-      wakeupAfterBatch = nextWakeup
     case .quit(let reason):
       log(.info, reason, &out)
       out.append(.stop)
