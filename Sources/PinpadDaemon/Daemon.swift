@@ -192,7 +192,7 @@ public final class Daemon {
       perform(effects[index])
       index += 1
     }
-    effects.removeAll(keepingCapacity: true)
+    effects.empty()
   }
 
   private func perform(_ effect: Effect) {

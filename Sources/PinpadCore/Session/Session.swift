@@ -381,7 +381,7 @@ public struct Session {
     spareActions = []
     keypads[k].machine.handle(input, now: at, into: &actions)
     perform(actions, keypad: k, at: at, now: now, &out)
-    actions.removeAll(keepingCapacity: true)
+    actions.empty()
     spareActions = actions
   }
 
