@@ -180,7 +180,7 @@ public final class Daemon {
       next += 1
       handleAndPerform(event)
     }
-    if next > 0 { caused.removeAll(keepingCapacity: true) }
+    caused.empty()
   }
 
   /// One event into the session, then each effect it asked for (borrowed: an event is

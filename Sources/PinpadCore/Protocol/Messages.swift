@@ -27,9 +27,7 @@ public enum ClientRequest: Equatable, Sendable {
     if quick,
       let fields = line.withContiguousStorageIfAvailable({ QuickVerdict.fields($0) }) ?? nil
     {
-      return verdict(
-        id: fields.id, result: fields.result, message: fields.message, duress: fields.duress,
-        reason: fields.reason)
+      return verdict(fields)
     }
     let value: JSONValue
     do { value = try JSONValue.parse(line) } catch {
@@ -52,19 +50,16 @@ public enum ClientRequest: Equatable, Sendable {
       return .success(.open(door: door))
     case "verdict":
       return verdict(
-        id: value["id"], result: value["result"], message: value["message"],
-        duress: value["duress"], reason: value["reason"])
+        QuickVerdict.Fields(
+          id: value["id"], result: value["result"], message: value["message"],
+          duress: value["duress"], reason: value["reason"]))
     default:
       return .failure(RequestError("unknown type \"\(String(type.prefix(32)))\""))
     }
   }
 
   /// A verdict from its members as the line gave them (nil: absent).
-  private static func verdict(
-    id: JSONValue?, result: JSONValue?, message: JSONValue?, duress: JSONValue?,
-    reason: JSONValue?
-  ) -> Result<ClientRequest, RequestError> {
-    let value = (id: id, result: result, message: message, duress: duress, reason: reason)
+  private static func verdict(_ value: QuickVerdict.Fields) -> Result<ClientRequest, RequestError> {
     guard let id = value.id?.stringValue, !id.isEmpty else {
       return .failure(RequestError("verdict without \"id\""))
     }
@@ -112,6 +107,7 @@ public enum ClientRequest: Equatable, Sendable {
 /// `JSONValue`s, exactly as the JSON parser would; nil for anything else, which the
 /// full reading then takes (to the same request, or to its error).
 enum QuickVerdict {
+  /// A verdict's members as a line gave them (nil: absent), whichever reading read it.
   struct Fields {
     var id, result, message, duress, reason: JSONValue?
   }

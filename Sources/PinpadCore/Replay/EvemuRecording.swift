@@ -367,14 +367,7 @@ public struct EvemuParser: Sendable {
     let start = q
     var v: UInt16 = 0
     while q < n {
-      let c = p[q]
-      let d: UInt8
-      switch c {
-      case 0x30...0x39: d = c &- 0x30
-      case 0x41...0x46: d = c &- 0x41 &+ 10
-      case 0x61...0x66: d = c &- 0x61 &+ 10
-      default: return q > start && q - start <= 4 ? v : nil
-      }
+      guard let d = hexDigit(p[q]) else { return q > start && q - start <= 4 ? v : nil }
       v = v &<< 4 | UInt16(d)
       q += 1
     }
@@ -439,17 +432,20 @@ public struct EvemuParser: Sendable {
     guard e - s >= 1, e - s <= 4 else { return nil }
     var v: UInt16 = 0
     for q in s..<e {
-      let c = p[q]
-      let d: UInt8
-      switch c {
-      case 0x30...0x39: d = c &- 0x30
-      case 0x41...0x46: d = c &- 0x41 &+ 10
-      case 0x61...0x66: d = c &- 0x61 &+ 10
-      default: return nil
-      }
+      guard let d = hexDigit(p[q]) else { return nil }
       v = v << 4 | UInt16(d)  // at most 4 digits: 16 bits
     }
     return v
+  }
+
+  /// The value of hex digit `c` (either case), nil for any other byte.
+  @inline(__always) private static func hexDigit(_ c: UInt8) -> UInt8? {
+    switch c {
+    case 0x30...0x39: return c &- 0x30
+    case 0x41...0x46: return c &- 0x41 &+ 10
+    case 0x61...0x66: return c &- 0x61 &+ 10
+    default: return nil
+    }
   }
 
   /// An optional sign and decimal digits (leading zeros allowed) within Int32.

@@ -93,10 +93,6 @@ struct AttemptBookTests {
 
   @Test("a generator that repeats itself does not give one id twice while it is in use")
   func repeatedDrawRedrawn() {
-    struct Repeating: RandomNumberGenerator {
-      var values: [UInt64]
-      mutating func next() -> UInt64 { values.isEmpty ? 0 : values.removeFirst() }
-    }
     var book = AttemptBook(random: Repeating(values: [1, 2, 1, 2, 3, 4]))
     let one = book.add(keypad: "k", digits: digits([1]), deadline: at(5))
     let two = book.add(keypad: "k", digits: digits([1]), deadline: at(5))
@@ -349,10 +345,6 @@ struct AttemptBookTests {
 
   @Test("a generator that repeats an id settled lately is drawn again")
   func repeatedSettledDrawRedrawn() {
-    struct Repeating: RandomNumberGenerator {
-      var values: [UInt64]
-      mutating func next() -> UInt64 { values.isEmpty ? 0 : values.removeFirst() }
-    }
     var book = AttemptBook(random: Repeating(values: [7, 8, 7, 8, 9, 10]))
     let one = book.add(keypad: "k", digits: digits([1]), deadline: at(5))
     _ = book.deliver(verdictDeadline: at(10))
@@ -445,4 +437,10 @@ struct AttemptBookTests {
     #expect(book.attempts.isEmpty)
     #expect(book.nextDeadline == nil)
   }
+}
+
+/// A generator that gives `values` in order, then zeros: ids drawn from it repeat.
+private struct Repeating: RandomNumberGenerator {
+  var values: [UInt64]
+  mutating func next() -> UInt64 { values.isEmpty ? 0 : values.removeFirst() }
 }
