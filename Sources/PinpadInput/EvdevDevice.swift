@@ -51,13 +51,14 @@ public final class EvdevDevice {
     adopting node: consuming OwnedDescriptor, path: String, udev: DeviceIdentity? = nil
   ) throws(SystemError) {
     let fd = node.fd.rawValue
-    // Before libevdev reads the state: switching the clock flushes the kernel's queue.
-    // When that queue was not empty (an event came between open() and the switch, e.g. a
-    // held key's autorepeat) the kernel queues a SYN_DROPPED stamped no later than now,
-    // readable only after the next report. It predates libevdev's snapshot below, so the
-    // kernel lost nothing read after it: remember when, so it is not reported as a drop.
-    // (libevdev's resync still swallows the report that makes it readable: a key pressed
-    // while the device is being opened; tests/system/cases/evdev-kernel.sh, part 4.)
+    // Before libevdev reads the state: the shim reads away what was queued since open()
+    // (it predates the snapshot) and switches the clock. An event that comes between that
+    // read and the switch is flushed by it, and the kernel queues a SYN_DROPPED stamped no
+    // later than now, readable only after the next report. It predates libevdev's
+    // snapshot below, so the kernel lost nothing read after it: remember when, so it is
+    // not reported as a drop. (libevdev's resync still discards what is queued when it is
+    // read, e.g. the report that made it readable; tests/system/cases/evdev-kernel.sh,
+    // part 4b, makes that happen.)
     var staleDropsBefore: Instant?
     if pinpad_evdev_use_monotonic_clock(fd) == 0 { staleDropsBefore = Clock.monotonic() }
     var device: OpaquePointer?

@@ -7,14 +7,18 @@
 //   evdev-probe enumerate                 UdevMonitor.enumerate() with udev properties
 //   evdev-probe read PATH COUNT [grab]    print COUNT key events (never digits' meaning:
 //                                         test keyboards only), optionally grabbed
-//   evdev-probe watch PATH SECONDS [grab] [after=FILE] [late=FILE] [until=KEY:VALUE]
+//   evdev-probe watch PATH SECONDS [grab] [after=FILE] [late=FILE [switched]]
+//                     [until=KEY:VALUE]
 //                                         print key events, drops and grab outcomes
 //                                         for at most SECONDS; with after=FILE, neither
 //                                         read nor grab until FILE exists (lets the
 //                                         kernel queue fill); with late=FILE, open(2)
 //                                         at once but make the EvdevDevice only once
-//                                         FILE exists; with until=, stop after that key
-//                                         event (e.g. until=KEY_KP8:0)
+//                                         FILE exists (with switched, switch the
+//                                         clock first: as if an event came between
+//                                         EvdevDevice's own read and switch); with
+//                                         until=, stop after that key event (e.g.
+//                                         until=KEY_KP8:0)
 //   evdev-probe monitor SECONDS [COUNT]   UdevMonitor changes for up to SECONDS
 //                                         (stops after COUNT changes)
 // Every line starts with the CLOCK_MONOTONIC time in seconds.
@@ -142,6 +146,13 @@ case "watch" where args.count >= 4:
     guard fd >= 0 else { fatalError("open \(args[2]): errno \(errno)") }
     say("raw-opened")
     while access(late, F_OK) != 0 { usleep(20_000) }
+    if options.contains("switched") {
+      // EVIOCSCLOCKID = _IOW('E', 0xa0, int): flushes the queue and queues a SYN_DROPPED;
+      // EvdevDevice's own switch to the same clock then flushes nothing.
+      var clock = CLOCK_MONOTONIC
+      guard ioctl(fd, 0x4004_45a0, &clock) == 0 else { fatalError("EVIOCSCLOCKID: errno \(errno)") }
+      say("switched")
+    }
     device = try EvdevDevice(adopting: OwnedDescriptor(taking: fd), path: args[2])
   } else {
     device = try EvdevDevice(path: args[2])
