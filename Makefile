@@ -47,8 +47,14 @@ INSTALL_STRIP ?= $(if $(filter release,$(INSTALL_CONFIGURATION)),-s)
 # Linked by lld with packed relative relocations (DT_RELR, glibc 2.36+): the table of
 # relocations the loader applies at start shrinks from 440 KiB to 3 KiB (a smaller
 # binary, fewer pages touched at start; bench/README.md).
+# Without SwiftPM's --export-dynamic (4 100 symbols in .dynsym, 311 KB: nothing looks
+# them up), without unwind tables (tools/discard-unwind-tables.ld says why; 940 KB), and
+# with a section per function, so that --gc-sections drops the unused ones (48 KB): the
+# daemon's package fits in 6 MiB (bench/README.md, "Issue 25, third round").
 RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now \
-  -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
+  -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
+  -Xlinker --no-eh-frame-hdr -Xlinker -T -Xlinker $(CURDIR)/tools/discard-unwind-tables.ld \
+  -Xswiftc -Xfrontend -Xswiftc -function-sections
 # Swift 6.0 (Debian 13's swiftlang 6.0.3): its optimizer's copy propagation crashes
 # ("All discovered blocks must be live", PrunedLiveness.cpp) on a noncopyable descriptor
 # bound inside do/catch, which this code does often; release builds with it turn that

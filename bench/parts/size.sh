@@ -23,9 +23,11 @@ strip -o "$work/pinpadd" "$BIN/pinpadd"
 pinpadd=$(stat -c %s "$work/pinpadd")
 echo "pinpadd_stripped_bytes: $pinpadd"
 
-# The floor, linked as the Makefile's RELEASE_FLAGS link pinpadd.
+# The floor, compiled and linked as the Makefile's RELEASE_FLAGS make pinpadd.
 "$SWIFTC" -O -static-stdlib -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
-  -Xlinker -z -Xlinker now -Xlinker --gc-sections -o "$work/empty" bench/floor/empty.swift
+  -Xlinker -z -Xlinker now -Xlinker --gc-sections -Xlinker --no-export-dynamic \
+  -Xlinker --no-eh-frame-hdr -Xlinker -T -Xlinker tools/discard-unwind-tables.ld \
+  -Xfrontend -function-sections -o "$work/empty" bench/floor/empty.swift
 strip "$work/empty"
 floor=$(stat -c %s "$work/empty")
 echo "floor_stripped_bytes: $floor"
