@@ -131,14 +131,40 @@ until pinpadctl status | grep -q '"clients":2'; do
   kill -0 $listener 2>/dev/null || rig_fail "pinpadctl listen ended"
   rig_nap 0.2
 done
+# Where pinpadd is while the code goes through, 5 times a second: the guest's uptime, the
+# process state, its CPU ticks (user, system), kernel wait channel and system call. A
+# watchdog kill shows whether it was blocked, busy, or the guest was not running (a gap
+# in the uptimes). Printed when the code does not come; builtins only (no fork a sample).
+samples=$RIG_SCRATCH/pinpadd-samples.txt
+sample_pinpadd() {  # PID
+  local up f wchan call
+  while [ -d "/proc/$1" ]; do
+    read -r up _ </proc/uptime
+    read -r -a f <"/proc/$1/stat" 2>/dev/null || break
+    wchan=                                  # the file has no newline: read fails
+    read -r wchan <"/proc/$1/wchan" 2>/dev/null
+    read -r call _ <"/proc/$1/syscall" 2>/dev/null || call=?
+    echo "$up ${f[2]} ${f[13]} ${f[14]} ${wchan:-?} $call"
+    rig_nap 0.2
+  done >"$samples"
+}
+sample_pinpadd "$pid" &
+sampler=$!
 t0=$(rig_now)
 rig_signal ready                       # host types 1 2 3 4 Enter on the USB keyboard
 deadline=$((SECONDS + 60))
 until grep -q '"code":"1234"' "$events"; do
-  [ "$SECONDS" -ge "$deadline" ] && { cat "$events"; journal --no-pager; rig_fail "no code"; }
+  if [ "$SECONDS" -ge "$deadline" ]; then
+    cat "$events"
+    journal --no-pager
+    echo "pinpadd $pid: uptime state utime stime wchan syscall"
+    cat "$samples"
+    rig_fail "no code"
+  fi
   rig_nap 0.05
 done
 rig_measure typed_to_code "$t0"
+kill "$sampler"
 cat "$events"
 grep '"code":"1234"' "$events" | grep -q '"keypad":"door"' || rig_fail "code not from keypad door"
 id=$(sed -n 's/.*"type":"code","id":"\([^"]*\)".*/\1/p' "$events" | head -1)
