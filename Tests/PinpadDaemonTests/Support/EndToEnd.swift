@@ -100,7 +100,14 @@ final class RunningDaemon {
     try process.run()
     try? logHandle?.close()
     if waitForSocket {
-      let up = E2E.waitUntil(timeout: 10) { self.isAnswering() || !self.process.isRunning }
+      // A fast replay's code waits for the first client: a probe that connected would be
+      // handed it (and lose it, as the probe goes), so that wait asks the kernel whether
+      // the socket listens. Other runs connect, at once: a timed replay's first keys come
+      // 50 ms after the start, and the test's client must be there by then.
+      let fastReplay = arguments.contains { $0.hasPrefix("replay-fast:") }
+      let up = E2E.waitUntil(timeout: 10) {
+        (fastReplay ? self.isListening() : self.isAnswering()) || !self.process.isRunning
+      }
       guard up, process.isRunning else {
         throw DaemonFailed(log: log, status: process.isRunning ? nil : process.terminationStatus)
       }
@@ -112,6 +119,19 @@ final class RunningDaemon {
   var pid: Int32 { process.processIdentifier }
   var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
   var isRunning: Bool { process.isRunning }
+
+  /// A socket is listening at `socket` (/proc/net/unix: flag __SO_ACCEPTCON, 0x10000),
+  /// found without connecting to it.
+  func isListening() -> Bool {
+    guard let table = try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8) else {
+      return false
+    }
+    return table.split(separator: "\n").dropFirst().contains { line in
+      let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+      guard fields.count >= 8, let flags = Int(fields[3], radix: 16) else { return false }
+      return flags & 0x10000 != 0 && fields[7] == socket
+    }
+  }
 
   func isAnswering() -> Bool {
     guard let client = try? TestClient(path: socket, expectHello: false) else { return false }
