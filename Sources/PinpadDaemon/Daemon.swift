@@ -33,12 +33,14 @@ public final class Daemon {
   // is read or changed by one statement of `send` or `handleAndPerform`, neither of
   // which runs inside the other (a `send` while one is under way only queues). So they
   // go without the run-time exclusivity check (two calls into the runtime per access,
-  // a tenth of a fast replay's instructions, bench/README.md).
+  // a tenth of a fast replay's instructions, bench/README.md). So do `display`,
+  // `server`, `codeLine` and `lines`, read by every effect: set at start (and at a
+  // reload), from the same thread, by statements that hold no other access to them.
   @exclusivity(unchecked) var session: Session
-  var display: Display = NoDisplay()
+  @exclusivity(unchecked) var display: Display = NoDisplay()
   var inputs: [InputSource] = []
   /// The socket server; it owns the listening socket.
-  var server: SocketServer?
+  @exclusivity(unchecked) var server: SocketServer?
   /// The socket file this process created and removes on exit (nil under systemd),
   /// with the inode it bound: only that file is removed, never a successor's socket.
   var ownedSocketPath: String?
@@ -50,9 +52,9 @@ public final class Daemon {
   /// Set while the loop runs and an effect asked to leave it.
   var exitCode: Int32 = 0
   /// Where `code` lines are built (see `sendCode`).
-  private var codeLine: [UInt8] = []
+  @exclusivity(unchecked) private var codeLine: [UInt8] = []
   /// Every other line is encoded here, as it goes out (`broadcast`, `reply`).
-  private var lines = OutgoingLines()
+  @exclusivity(unchecked) private var lines = OutgoingLines()
   /// `send`'s effect buffer, emptied after each event and kept, so an event allocates
   /// no array.
   @exclusivity(unchecked) private var effects: [Effect] = []
@@ -61,8 +63,9 @@ public final class Daemon {
   /// caused them, in order, so the session is never re-entered mid-list.
   @exclusivity(unchecked) private var caused: [SessionEvent] = []
   @exclusivity(unchecked) private var sending = false
-  /// The `[Door]`s (SPEC §10) and their GPIO lines (nil without doors).
-  var doors: Doors
+  /// The `[Door]`s (SPEC §10) and their GPIO lines (nil without doors). Asked for its
+  /// deadline after every batch; unchecked as `session` is, for the same reasons.
+  @exclusivity(unchecked) var doors: Doors
   var doorLines: DoorLines?
 
   var config: Configuration { session.config }

@@ -8,10 +8,12 @@ public final class SecretDigits: @unchecked Sendable, CustomStringConvertible {
   /// Called with every buffer that will hold digits, before any digit is written: the
   /// daemon sets it at start to lock those pages in memory (mlock), so digits are never
   /// swapped out. The core cannot call the kernel itself. Set once, before any thread.
-  nonisolated(unsafe) public static var lockPages: ((UnsafeMutableRawPointer, Int) -> Void)? =
-    nil
+  @exclusivity(unchecked) nonisolated(unsafe) public static var lockPages:
+    ((UnsafeMutableRawPointer, Int) -> Void)? = nil
   private let storage: UnsafeMutablePointer<UInt8>
-  public private(set) var count = 0
+  /// Without the run-time exclusivity check (read for every digit): like the digits, it
+  /// is one owner's at a time, which never holds another access open while calling in.
+  @exclusivity(unchecked) public private(set) var count = 0
 
   public init() {
     storage = .allocate(capacity: SecretDigits.capacity)

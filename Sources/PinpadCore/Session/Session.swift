@@ -64,7 +64,9 @@ public struct Session {
   /// The latest entry time handed out (never goes back), and how far it runs ahead of
   /// the monotonic clock.
   private var entryNow = Instant.zero
-  private var lead: Duration = .zero
+  /// In nanoseconds, never negative (a `Duration`'s arithmetic is 128-bit, and this is
+  /// read after every batch).
+  private var lead: Int64 = 0
   private var random: any RandomNumberGenerator
 
   public init(
@@ -133,7 +135,7 @@ public struct Session {
     consider(
       presenter.nextDeadline(phase: active.map { keypads[$0].machine.phase }, now: entryNow),
       &entry)
-    var wakeup = entry.map { $0 - lead }
+    var wakeup = entry.map { $0.adding(nanoseconds: -lead) }
     consider(attempts.nextDeadline, &wakeup)
     consider(lockoutRetry, &wakeup)
     return wakeup
@@ -223,14 +225,14 @@ public struct Session {
 
   /// The entry time at monotonic `now`: never behind one already handed out.
   private mutating func entryTime(_ now: Instant) -> Instant {
-    entryNow = max(entryNow, now + lead)
+    entryNow = max(entryNow, now.adding(nanoseconds: lead))
     return entryNow
   }
 
   /// An input event stamped `stamp`: the entry gets that time (or the last one, if it is
   /// older); a stamp ahead of the clock moves the lead.
   private mutating func advance(to stamp: Instant, now: Instant) -> Instant {
-    lead = max(lead, stamp - now)
+    lead = max(lead, stamp.nanoseconds.saturatingSubtract(now.nanoseconds))
     entryNow = max(entryNow, stamp)
     return entryNow
   }

@@ -16,13 +16,15 @@ public final class TerminalInput: InputSource {
   public var name: String { "terminal" }
   /// The terminal given (standard input).
   private let terminal: FileDescriptor
+  // `reader` and `buffer` are read for every key, from the loop's thread only, one
+  // statement at a time: without the run-time exclusivity check (bench/README.md).
   /// The non-blocking descriptor keys are read from, opened by `start`.
-  private var reader: OwnedDescriptor = .none
+  @exclusivity(unchecked) private var reader: OwnedDescriptor = .none
   private var fd: FileDescriptor { reader.fd }
   private var raw: RawTerminal?
   private var loop: EventLoop?
   /// Where keys are read into (zeroed after each read: they may be digits).
-  private var buffer = [UInt8](repeating: 0, count: 256)
+  @exclusivity(unchecked) private var buffer = [UInt8](repeating: 0, count: 256)
 
   public init(keypad: String, fd: FileDescriptor = .standardInput) {
     self.keypad = keypad

@@ -33,6 +33,9 @@ public final class SocketClient {
   /// locked in memory already: locked pages stay locked while the buffer lives.
   @exclusivity(unchecked) fileprivate var lockedPages: [Bool] = []
   @exclusivity(unchecked) fileprivate var lockedBase = 0
+  /// Watched for writability too (its last write would have blocked): the loop is told
+  /// only when this changes, not after every write.
+  @exclusivity(unchecked) fileprivate var waitingToWrite = false
 
   init(_ connection: consuming OwnedDescriptor, peer: PeerCredentials, serial: Int) {
     self.fd = connection.fd
@@ -92,7 +95,9 @@ public final class SocketServer {
   private let policy: AccessPolicy
   private let log: Logger
   private let hello: String
-  public private(set) var clients: [Int32: SocketClient] = [:]
+  /// Read for every broadcast; like the counters below, touched by the loop's thread only,
+  /// one statement at a time, so without the run-time exclusivity check.
+  @exclusivity(unchecked) public private(set) var clients: [Int32: SocketClient] = [:]
   private var serial = 0
   /// Bytes queued for all clients together.
   @exclusivity(unchecked) public private(set) var totalQueued = 0
@@ -108,7 +113,7 @@ public final class SocketServer {
   /// The list being written by `flushPending`: the two swap, so neither is reallocated.
   @exclusivity(unchecked) private var flushing: [SocketClient] = []
   /// Where client lines are read into (they hold no digits).
-  private var chunk = [UInt8](repeating: 0, count: 8192)
+  @exclusivity(unchecked) private var chunk = [UInt8](repeating: 0, count: 8192)
 
   /// A client sent a well-formed request.
   public var onRequest: (SocketClient, ClientRequest) -> Void = { _, _ in }
@@ -377,7 +382,7 @@ public final class SocketServer {
     guard !pending.isEmpty else { return }
     swap(&pending, &flushing)
     for client in flushing { flushIfPending(client) }
-    flushing.removeAll(keepingCapacity: true)
+    flushing.empty()
   }
 
   /// Writes now what waits for the end of the batch.
@@ -438,12 +443,15 @@ public final class SocketServer {
         client.wipeOutput(client.sent..<client.sent + n)
         client.sent += n
         totalQueued -= n
-        client.secrets.removeAll { $0.end <= client.sent }
+        if !client.secrets.isEmpty { client.secrets.removeAll { $0.end <= client.sent } }
       case .failure(let error):
         if error == .wouldBlock {
+          if client.waitingToWrite { return }
           do { try loop.change(client.fd, [.readable, .writable]) } catch {
             disconnect(client, reason: "cannot wait for it to read: \(error)")
+            return
           }
+          client.waitingToWrite = true
           return
         }
         disconnect(client, reason: "write failed: \(error)")
@@ -453,10 +461,13 @@ public final class SocketServer {
     // Everything went: reuse the buffer without reallocating.
     client.output.removeAll(keepingCapacity: true)
     client.sent = 0
-    client.secrets.removeAll(keepingCapacity: true)
+    client.secrets.empty()
+    guard client.waitingToWrite else { return }
     do { try loop.change(client.fd, [.readable]) } catch {
       disconnect(client, reason: "cannot watch it: \(error)")
+      return
     }
+    client.waitingToWrite = false
   }
 
   private func disconnect(_ client: SocketClient, reason: String) {
