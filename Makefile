@@ -49,7 +49,7 @@ INSTALL_STRIP ?= $(if $(filter release,$(INSTALL_CONFIGURATION)),-s)
 # binary, fewer pages touched at start; bench/README.md).
 # Without SwiftPM's --export-dynamic (4 100 symbols in .dynsym, 311 KB: nothing looks
 # them up), without unwind tables (tools/discard-unwind-tables.ld says why; 940 KB), and
-# with a section per function, so that --gc-sections drops the unused ones (48 KB): the
+# with a section per function, so that --gc-sections drops the unused ones (53 KB): the
 # daemon's package fits in 6 MiB (bench/README.md, "Issue 25, third round").
 RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now \
   -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
