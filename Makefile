@@ -53,7 +53,6 @@ INSTALL_STRIP ?= $(if $(filter release,$(INSTALL_CONFIGURATION)),-s)
 # daemon's package fits in 6 MiB (bench/README.md, "Issue 25, third round").
 RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now \
   -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
-  -Xlinker --no-eh-frame-hdr -Xlinker -T -Xlinker $(CURDIR)/tools/discard-unwind-tables.ld \
   -Xswiftc -Xfrontend -Xswiftc -function-sections
 # Swift 6.0 (Debian 13's swiftlang 6.0.3): its optimizer's copy propagation crashes
 # ("All discovered blocks must be live", PrunedLiveness.cpp) on a noncopyable descriptor
@@ -71,6 +70,11 @@ endif
 endif
 SWIFT_6_0 := $(shell $(SWIFT) --version 2>/dev/null | grep -q 'Swift version 6\.0\.' && echo 1)
 RELEASE_FLAGS += $(if $(SWIFT_6_0),-Xswiftc -Xfrontend -Xswiftc -enable-copy-propagation=false)
+# The unwind tables go everywhere but there: 6.0.3's lld (LLVM 17) fails an assertion on
+# an INSERT script beside the --defsym main= that SwiftPM gives every executable, so
+# its builds (the arm64 package among them) keep them.
+RELEASE_FLAGS += $(if $(SWIFT_6_0),,-Xlinker --no-eh-frame-hdr -Xlinker -T \
+  -Xlinker $(CURDIR)/tools/discard-unwind-tables.ld)
 
 # Debian 13 (trixie) has its own Swift, swiftlang 6.0.3. tools/debian13-root.sh makes a
 # trixie root with it under .build/debian13/root (once: ~2.9 GB, Debian's mirror), and
