@@ -284,8 +284,11 @@ echo /etc/pinpadd/pinpadd.conf >"$old/DEBIAN/conffiles"
 dpkg-deb --root-owner-group -b "$old" "$work/old.deb" >/dev/null
 make_debs_without_scripts "$work/new"
 make_debs_without_scripts "$work/no-replaces" '/^Replaces:/d'
+# --force-architecture: that database lists no foreign architecture, and a cross-built
+# arm64 package is only unpacked there, never run.
 scratch_dpkg() { # scratch_dpkg ARGS...: dpkg on $upgrade_root's own database
   dpkg --root="$upgrade_root" --force-not-root --force-depends --force-script-chrootless \
+    --force-architecture \
     --log=/dev/null --no-triggers "$@"
 }
 fresh_root() {
@@ -309,7 +312,9 @@ for order in "pinpadd pinpadctl" "pinpadctl pinpadd"; do
     while read -r _ path; do
       [[ $path == */ ]] && continue
       path=${path#.}
-      owner=$(dpkg-query --admindir="$upgrade_root/var/lib/dpkg" -S "$path" 2>/dev/null | sed 's/: .*//')
+      # A foreign architecture's package is named with it (pinpadd:arm64).
+      owner=$(dpkg-query --admindir="$upgrade_root/var/lib/dpkg" -S "$path" 2>/dev/null |
+        sed 's/: .*//; s/:[a-z0-9]*$//')
       [[ $owner == "$package" ]] || fail "after the upgrade ($first first): $path belongs to '$owner', not $package"
       [[ -e $upgrade_root$path ]] || fail "after the upgrade ($first first): $path is missing"
       grep -q '^pinpadd 0.1.0:' "$upgrade_root$path" 2>/dev/null &&
