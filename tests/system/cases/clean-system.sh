@@ -154,7 +154,7 @@ grep "\"code\":\"$pin\"" "$events" | grep -q '"keypad":"door"' || rig_fail "the 
 journalctl -b -o cat -u pinpadd -u pinpadd-serve --no-pager | tail -15
 journalctl -b -o cat -u pinpadd -u pinpadd-serve --no-pager | grep -q "alice" ||
   rig_fail "serve did not log the grant"
-journalctl -b -o cat --no-pager | grep -F "$pin" && rig_fail "the PIN is in the journal"
+journalctl -b -o cat --no-pager | rig_scrubbed | grep -F "$pin" && rig_fail "the PIN is in the journal"
 
 # --- purge ---------------------------------------------------------------------------
 dpkg-query -L pinpadd pinpadctl | sort -u >"$RIG_SCRATCH/package-files"

@@ -270,9 +270,8 @@ kill -TERM $sim
 wait $sim 2>/dev/null
 
 # No digit of either PIN in a log line or in any message but the controller's codes.
-# Process and user numbers ("pid 1357") are left out: they are not a PIN's digits.
-if sed -E 's/\b(pid|uid|gid) [0-9]+//g' "$log" "$RIG_SCRATCH/status-lost.json" |
-  grep -F -e "$pin" -e "$wrong"; then
+# Ids and process and user numbers are left out (rig_scrubbed): they are not a PIN's.
+if rig_scrubbed "$log" "$RIG_SCRATCH/status-lost.json" | grep -F -e "$pin" -e "$wrong"; then
   rig_fail "a PIN reached the daemon log"
 fi
 # (Not through grep -f <(...): the guest has no /dev/fd, and grep's error read as "none".)
