@@ -9,6 +9,9 @@
 #include <malloc.h>
 #include <sys/resource.h>
 #include <sys/random.h>
+#include <sys/mman.h>
+#include <link.h>
+#include <string.h>
 
 int pinpad_peer_credentials(int fd, int *pid, unsigned *uid, unsigned *gid) {
   struct ucred cred;
@@ -59,5 +62,50 @@ int pinpad_memlock_unlimited(void) {
 }
 
 int pinpad_set_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
+
+struct release_pages { int relock; long released; int error; };
+
+static int has_text_relocations(const struct dl_phdr_info *info) {
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    if (info->dlpi_phdr[i].p_type != PT_DYNAMIC) continue;
+    const ElfW(Dyn) *dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+    for (; dyn->d_tag != DT_NULL; dyn++) {
+      if (dyn->d_tag == DT_TEXTREL) return 1;
+      if (dyn->d_tag == DT_FLAGS && (dyn->d_un.d_val & DF_TEXTREL)) return 1;
+    }
+  }
+  return 0;
+}
+
+static int release_object_pages(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)size;
+  struct release_pages *state = data;
+  // The program itself is named "", a library by its path; the vDSO is no file.
+  if (info->dlpi_name[0] != 0 && info->dlpi_name[0] != '/') return 0;
+  if (has_text_relocations(info)) return 0;
+  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *segment = &info->dlpi_phdr[i];
+    if (segment->p_type != PT_LOAD || (segment->p_flags & PF_W) || segment->p_memsz == 0)
+      continue;
+    uintptr_t start = (info->dlpi_addr + segment->p_vaddr) & ~(page - 1);
+    uintptr_t end = (info->dlpi_addr + segment->p_vaddr + segment->p_memsz + page - 1) & ~(page - 1);
+    void *address = (void *)start;
+    size_t length = end - start;
+    if (state->relock && munlock(address, length) != 0) { state->error = errno; return 1; }
+    int released = madvise(address, length, MADV_DONTNEED) == 0 ? 0 : errno;
+    if (state->relock && mlock2(address, length, MLOCK_ONFAULT) != 0 && released == 0)
+      released = errno;
+    if (released != 0) { state->error = released; return 1; }
+    state->released += (long)length;
+  }
+  return 0;
+}
+
+long pinpad_release_readonly_pages(int relock) {
+  struct release_pages state = { relock, 0, 0 };
+  dl_iterate_phdr(release_object_pages, &state);
+  return state.error != 0 ? -state.error : state.released;
+}
 
 long pinpad_getrandom(void *buffer, unsigned long length) { return getrandom(buffer, length, 0); }

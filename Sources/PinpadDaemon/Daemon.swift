@@ -51,6 +51,9 @@ public final class Daemon {
   let clock: () -> Instant
   /// Set while the loop runs and an effect asked to leave it.
   var exitCode: Int32 = 0
+  /// Run once the first screen is up and after each reload (pinpadd's main: gives back
+  /// the pages of code that only the set-up ran).
+  public var afterSetUp: (() -> Void)?
   /// Where `code` lines are built (see `sendCode`).
   @exclusivity(unchecked) private var codeLine: [UInt8] = []
   /// Every other line is encoded here, as it goes out (`broadcast`, `reply`).
@@ -107,6 +110,7 @@ public final class Daemon {
   /// Runs until SIGTERM/SIGINT (or Ctrl-C on the terminal input); returns the exit code.
   public func run() -> Int32 {
     begin()
+    afterSetUp?()
     do {
       try loop.run { [unowned self] in self.afterEvents() }
     } catch {
@@ -286,6 +290,7 @@ public final class Daemon {
       send(
         .reload(
           try ConfigLoader.load(path: options.configPath, required: options.configPathGiven)))
+      afterSetUp?()
     } catch {
       log.error("reload failed, keeping the old configuration: \(error)")
     }

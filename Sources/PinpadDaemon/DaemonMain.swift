@@ -63,7 +63,8 @@ public enum DaemonMain {
     if options.logLevel == .debug {
       log.debug("debug logging: key events are logged by name, digits never")
     }
-    if !ProcessSetup.lockMemoryIfAllowed() {
+    let memoryLocked = ProcessSetup.lockMemoryIfAllowed()
+    if !memoryLocked {
       // A limited RLIMIT_MEMLOCK: lock just the buffers that hold digits.
       SecretDigits.lockPages = { ProcessSetup.lockPages($0, $1) }
     }
@@ -75,6 +76,12 @@ public enum DaemonMain {
     } catch {
       log.error(error.description)
       return error.exitCode
+    }
+    // Once started (and after each reload) only what the loop runs stays resident.
+    daemon.afterSetUp = {
+      if case .failure(let error) = ProcessSetup.releaseReadOnlyPages(relock: memoryLocked) {
+        log.warning("cannot give back the start-up code's pages: \(error)")
+      }
     }
     return daemon.run()
   }

@@ -40,6 +40,21 @@ public enum ProcessSetup {
     return mlockall(Int32(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT)) == 0
   }
 
+  /// Gives back the resident pages of code and constants (the read-only segments of
+  /// the program and its libraries), as the kernel frees its `__init` code after boot.
+  /// A start touches code all over the static Swift runtime, the configuration reader
+  /// and the set-up, and the kernel maps 64 KiB around each page touched (fault-around):
+  /// some 4 MiB of the binary stay resident, and under `mlockall` locked, though the
+  /// running loop needs a fraction of it. After this, only what runs again is faulted
+  /// back in (from the page cache: no disk read while the file's pages are cached) and,
+  /// with `relock`, locked again as it is. Writable segments are never touched.
+  /// Returns the bytes of the ranges released, or the error of the call that failed
+  /// (a seccomp filter without munlock or mlock2: EPERM).
+  public static func releaseReadOnlyPages(relock: Bool) -> Result<Int, Errno> {
+    let released = pinpad_release_readonly_pages(relock ? 1 : 0)
+    return released < 0 ? .failure(Errno(Int32(-released))) : .success(released)
+  }
+
   /// mlock(2) of the pages under `count` bytes at `address`, so what they hold is never
   /// written to swap. Best effort: false when RLIMIT_MEMLOCK (without CAP_IPC_LOCK)
   /// does not allow more. Pages are not unlocked again: a heap page may hold several

@@ -169,6 +169,22 @@ cat "$events"
 grep '"code":"1234"' "$events" | grep -q '"keypad":"door"' || rig_fail "code not from keypad door"
 id=$(sed -n 's/.*"type":"code","id":"\([^"]*\)".*/\1/p' "$events" | head -1)
 pinpadctl verdict "$id" granted || rig_fail "verdict refused"
+# Once up, the daemon gave back the pages only its start touched (VmHWM, the peak, is
+# at least 1 MiB above VmRSS), and what ran since came back locked: its code mapping is
+# still lock-on-fault (VmFlags lo lf) and wholly locked (the filter allows munlock and
+# mlock2; a failed call would also have logged a warning).
+grep -E '^Vm(HWM|RSS|Lck):' /proc/"$pid"/status
+awk '/^VmHWM:/ { p = $2 } /^VmRSS:/ { r = $2 } END { exit !(p - r >= 1024) }' /proc/"$pid"/status ||
+  rig_fail "the start-up code's pages were not given back"
+exe=$(readlink /proc/"$pid"/exe)
+awk -v exe="$exe" '
+  $1 ~ /^[0-9a-f]+-[0-9a-f]+$/ { inside = ($2 == "r-xp" && $6 == exe); next }
+  inside && $1 == "Rss:" { rss = $2 } inside && $1 == "Locked:" { locked = $2 }
+  inside && $1 == "VmFlags:" { flags = $0 " " }
+  END { print "code mapping: Rss " rss " kB, Locked " locked " kB, " flags
+        exit !(locked > 0 && locked == rss && flags ~ / lo / && flags ~ / lf /) }' \
+  /proc/"$pid"/smaps || rig_fail "pinpadd's code is not locked again after the release"
+journal -o cat | grep -q "start-up code" && rig_fail "releasing the start-up code failed"
 # Hot-plug: udev's netlink monitor works inside the sandbox (RestrictAddressFamilies=
 # AF_NETLINK, no PrivateNetwork).
 t0=$(rig_now)
