@@ -51,9 +51,16 @@ INSTALL_STRIP ?= $(if $(filter release,$(INSTALL_CONFIGURATION)),-s)
 # them up), without unwind tables (tools/discard-unwind-tables.ld says why; 940 KB), and
 # with a section per function, so that --gc-sections drops the unused ones (53 KB): the
 # daemon's package fits in 6 MiB (bench/README.md, "Issue 25, third round").
+# The functions the running daemon executes come first, side by side
+# (tools/pinpadd.order, made by tools/symbol-order.py): once up, pinpadd gives back its
+# start-up code's pages, and what it faults back in then fills a few 64 KiB windows
+# instead of one in every corner of the binary (bench/README.md, "fourth round"). lld
+# skips names a build lacks; SwiftPM does not relink when only the list changes.
 RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now \
   -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
-  -Xswiftc -Xfrontend -Xswiftc -function-sections
+  -Xswiftc -Xfrontend -Xswiftc -function-sections \
+  -Xlinker --symbol-ordering-file -Xlinker $(CURDIR)/tools/pinpadd.order \
+  -Xlinker --no-warn-symbol-ordering
 # Swift 6.0 (Debian 13's swiftlang 6.0.3): its optimizer's copy propagation crashes
 # ("All discovered blocks must be live", PrunedLiveness.cpp) on a noncopyable descriptor
 # bound inside do/catch, which this code does often; release builds with it turn that

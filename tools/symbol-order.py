@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Writes tools/pinpadd.order: the functions a running pinpadd executes once it is up,
+for lld's --symbol-ordering-file (Makefile RELEASE_FLAGS).
+
+Once started, pinpadd gives back the pages of its code that only the start used
+(ProcessSetup.releaseReadOnlyPages); what it runs afterwards is faulted back in, 64 KiB
+around each page it touches (the kernel's fault-around). Laid side by side, those
+functions take a few such windows instead of one in every corner of the binary.
+
+    tools/symbol-order.py [.build/release/pinpadd] > tools/pinpadd.order
+
+Runs the release binary under callgrind, collecting only inside the event loop
+(`EventLoop.run`), on the bench's workloads (bench/driver.py): codes granted and denied
+with each display pinpadd can show here (none, the text console on a pty, snapshot
+frames), status requests and a reload. Keeps the functions that ran and that lld can
+move on their own: those of pinpadd's modules (built with -function-sections) and of
+the Swift runtime's and standard library's archives that have a section each. A
+function missing from a later build is skipped by lld; regenerate after larger changes.
+"""
+import glob
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import argparse
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "bench"))
+import driver  # noqa: E402
+
+LOOP = "*12PinpadSystem9EventLoopC3run*"
+
+
+def ran_functions(out):
+    """Names of the functions with a cost of their own in a callgrind output file."""
+    names, current, after_call = set(), None, False
+    with open(out) as f:
+        for line in f:
+            if line.startswith("fn="):
+                current, after_call = line[3:].strip(), False
+            elif line.startswith("calls="):
+                after_call = True
+            elif line[:1].isdigit() or line[:1] in "+-*":
+                if after_call:
+                    after_call = False  # the call's inclusive cost, not the caller's own
+                elif current and any(int(x) for x in line.split()[1:] if x.isdigit()):
+                    names.add(current)
+    return names
+
+
+def workload(bench, valgrind, program, display, out):
+    if display == "snapshot":
+        os.makedirs(os.path.join(bench.dir, "frames"), exist_ok=True)
+        display = f"snapshot:{bench.dir}/frames"
+    daemon = bench.pinpadd(display=display, program=program, wrap=(
+        valgrind, "--tool=callgrind", "--quiet", f"--toggle-collect={LOOP}",
+        "--compress-strings=no", "--compress-pos=no", f"--callgrind-out-file={out}"))
+    try:
+        client = driver.Client(daemon.path)
+        for n in range(20):
+            client.send({"type": "status"})
+            client.expect("status")
+            digits = f"{n * 37 % 10000:04d}"
+            for i, d in enumerate(digits):
+                daemon.type(d.encode())
+                client.expect("entry", length=i + 1)
+            if n % 5 == 1:  # a backspace, then the digit again
+                daemon.type(b"\x7f")
+                client.expect("entry", length=3)
+                daemon.type(digits[-1].encode())
+                client.expect("entry", length=4)
+            daemon.type(b"\r")
+            code = client.expect("code")
+            result = "granted" if n % 5 else "denied"  # no lockout
+            client.send({"type": "verdict", "id": code["id"], "result": result})
+            client.expect("verdict", id=code["id"])
+        os.kill(daemon.pid, signal.SIGHUP)
+        client.send({"type": "status"})
+        client.expect("status")
+        client.close()
+    finally:
+        daemon.stop()
+
+
+def movable(binary):
+    """Functions defined in the binary, less those of the toolchain's static archives
+    that share a plain .text section (lld would move the whole section)."""
+    defined = set()
+    nm = subprocess.run(["nm", "--defined-only", binary], capture_output=True, text=True,
+                        check=True).stdout
+    for line in nm.splitlines():
+        fields = line.split()
+        if len(fields) == 3 and fields[1] in "tT":
+            defined.add(fields[2])
+    swiftc = shutil.which("swiftc")
+    static = os.path.join(os.path.dirname(os.path.realpath(swiftc)), "..", "lib", "swift_static",
+                          "linux") if swiftc else None
+    shared = set()
+    for archive in glob.glob(os.path.join(static, "*.a")) if static else []:
+        table = subprocess.run(["objdump", "-t", archive], capture_output=True, text=True).stdout
+        for line in table.splitlines():
+            m = re.match(r"^[0-9a-f]+ .{7} (\S+)\s+[0-9a-f]+ (\S+)$", line)
+            if m and m.group(1) == ".text":
+                shared.add(m.group(2))
+    return defined - shared
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("binary", nargs="?", default=".build/release/pinpadd")
+    args = parser.parse_args()
+    valgrind = shutil.which("valgrind")
+    if not valgrind:
+        sys.exit("symbol-order: needs valgrind (apt-get install valgrind)")
+    bench = driver.Bench(argparse.Namespace(pinpadd=args.binary, state_parent=None))
+    try:
+        program = os.path.join(bench.dir, "pinpadd-nodebug")  # valgrind 3.19: no DWARF 5
+        subprocess.run(["strip", "--strip-debug", "-o", program, args.binary], check=True)
+        ran = set()
+        for display in ("none", "console", "snapshot"):
+            out = os.path.join(bench.dir, f"callgrind-{display}.out")
+            workload(bench, valgrind, program, display, out)
+            ran |= ran_functions(out)
+        for name in sorted(ran & movable(args.binary)):
+            print(name)
+    finally:
+        bench.log.close()
+        shutil.rmtree(bench.dir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
