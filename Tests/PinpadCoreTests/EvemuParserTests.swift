@@ -249,20 +249,30 @@ import Testing
     // the full reading may or may not take.
     let heads = (["E: "], ["E:  ", "E:\t", " E: ", "E:", "\u{FEFF}E: ", "e: ", "E ; "])
     let times = (
-      ["12.345678", "0.5", "5.000001", "5", "0", "9223372035.999999999"],
+      [
+        "12.345678", "0.5", "5.000001", "5", "0", "9223372035.999999999", "1234567.000001",
+        "12345678.123456", "0000000.000000", "6.00000", "6.0000000",
+      ],
       [
         "1.", ".5", "999999999999.123456789", "9223372036.0", "1234567890123.0",
         "1.1234567890", "1.1234567", "000000000001.5", "0000000000001.5", "1e5", "1.2.3",
         "4.999999",
       ]
     )
-    let hexes = (["0001", "004f", "1", "00AF", "ffff"], ["12345", "g", "-1", "0x1", "#1", ""])
+    let hexes = (
+      ["0001", "004f", "1", "00AF", "ffff", "FFFF", "0aF9"],
+      ["12345", "g", "-1", "0x1", "#1", "", "00G0", "0:0@", "`0af", "\u{E9}01", "0/1"]
+    )
     let values = (
-      ["0001", "-001", "+5", "2147483647", "-2147483648", "0", "-0", "00000000002147483647"],
+      [
+        "0001", "-001", "+5", "2147483647", "-2147483648", "0", "-0", "00000000002147483647",
+        "1234567", "-9999999", "12345678", "0000000", "00000000", "458831",
+      ],
       ["2147483648", "-2147483649", "1x", "-", "+", "99999999999999999999", ""]
     )
     let tails = (
-      ["", "\t# EV_KEY / KEY_KP1  1", "#c", "\r", "  \r", " # c", "\t"], [" x", " 1", "x"]
+      ["", "\t# EV_KEY / KEY_KP1  1", "#c", "\r", "  \r", " # c", "\t", "\t#", "\t#\u{E9}"],
+      [" x", " 1", "x", "\tx", "\t\t#"]
     )
     let blanks = ([" "], ["\t", "  ", "", "\u{0B}"])
     var state: UInt64 = 0x2545_F491_4F6C_DD1D
@@ -323,6 +333,71 @@ import Testing
     #expect(quick("N: bench keypad") == nil)
     #expect(quick("E: 1.0 0001 004f") == nil)
     #expect(quick("E: 1.0 0001 004f 0001 5") == nil)
+  }
+
+  /// The word-at-a-time readings of evemu-record's fields agree with a reading of one
+  /// byte at a time, for every byte in every place and for random words.
+  @Test func wordAtATimeFieldsAgreeWithByteAtATime() {
+    func hexByte(_ c: UInt8) -> UInt16? {
+      switch c {
+      case 0x30...0x39: return UInt16(c - 0x30)
+      case 0x41...0x46, 0x61...0x66: return UInt16(c & 0x0F) + 9
+      default: return nil
+      }
+    }
+    func hexBytes(_ b: [UInt8]) -> UInt16? {
+      var v: UInt16 = 0
+      for c in b {
+        guard let d = hexByte(c) else { return nil }
+        v = v << 4 | d
+      }
+      return v
+    }
+    func digitsBytes(_ b: [UInt8]) -> (value: UInt32, count: Int)? {
+      var v: UInt32 = 0
+      var count = 0
+      for c in b {
+        guard c >= 0x30 && c <= 0x39 else { break }
+        v = v * 10 + UInt32(c - 0x30)
+        count += 1
+      }
+      return count >= 1 && count <= 7 ? (v, count) : nil
+    }
+    func word<T: FixedWidthInteger>(_ b: [UInt8], as: T.Type) -> T {
+      b.withUnsafeBytes { $0.loadUnaligned(as: T.self) }
+    }
+    var state: UInt64 = 0x1234_5678_9ABC_DEF1
+    func random(_ bound: Int) -> Int {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return Int(truncatingIfNeeded: state >> 33) % bound
+    }
+    // Every byte in every place of "0a0F" and of "12345678".
+    for place in 0..<8 {
+      for byte in 0...255 {
+        var hex = Array("0a0F".utf8)
+        var digits = Array("12345678".utf8)
+        digits[place] = UInt8(byte)
+        if place < 4 { hex[place] = UInt8(byte) }
+        #expect(EvemuParser.fourHexDigits(word(hex, as: UInt32.self)) == hexBytes(hex))
+        let got = EvemuParser.leadingDigits(word(digits, as: UInt64.self))
+        let want = digitsBytes(digits)
+        #expect(got?.value == want?.value && got?.count == want?.count, "\(digits)")
+      }
+    }
+    // Random words, most bytes near the digits and letters.
+    let near = Array("0123456789abcdefABCDEF/:@G`g \t#-".utf8) + [0x00, 0x7F, 0x80, 0xB0, 0xFF]
+    for _ in 0..<50_000 {
+      let bytes = (0..<8).map { _ in near[random(near.count)] }
+      let four = Array(bytes[0..<4])
+      #expect(EvemuParser.fourHexDigits(word(four, as: UInt32.self)) == hexBytes(four))
+      let got = EvemuParser.leadingDigits(word(bytes, as: UInt64.self))
+      let want = digitsBytes(bytes)
+      #expect(got?.value == want?.value && got?.count == want?.count, "\(bytes)")
+      var six = Array(bytes[0..<6]) + [0, 0]
+      if random(2) == 0 { for i in 0..<6 where random(4) > 0 { six[i] = 0x30 + UInt8(random(10)) } }
+      let sixWant = digitsBytes(Array(six[0..<6])).flatMap { $0.count == 6 ? $0.value : nil }
+      #expect(EvemuParser.sixDigits(word(six, as: UInt64.self)) == sixWant, "\(six)")
+    }
   }
 
   @Test func aHugeRecordingParsesInChunksWithEveryEvent() throws {

@@ -164,22 +164,34 @@ public struct EvemuParser: Sendable {
   }
 
   /// The index of the first line feed in `base[i..<end]`, `end` when there is none;
-  /// eight bytes at a time (a word holding no 0x0A is skipped whole).
+  /// sixteen bytes at a time, then eight (a word holding no 0x0A is skipped whole).
   @inline(__always)
   static func lineFeed(_ base: UnsafePointer<UInt8>, from i: Int, to end: Int) -> Int {
     var j = i
     let raw = UnsafeRawPointer(base)
-    while j + 8 <= end {
-      let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: j, as: UInt64.self))
-      let x = word ^ 0x0A0A_0A0A_0A0A_0A0A
-      // A high bit for each zero byte of x (and perhaps for bytes above one): the lowest
-      // is the first line feed.
-      let found = (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080
-      if found != 0 { return j + found.trailingZeroBitCount >> 3 }
-      j += 8
+    while j <= end &- 16 {
+      let a = lineFeeds(raw.loadUnaligned(fromByteOffset: j, as: UInt64.self))
+      let b = lineFeeds(raw.loadUnaligned(fromByteOffset: j &+ 8, as: UInt64.self))
+      if a | b != 0 {
+        return a != 0 ? j &+ a.trailingZeroBitCount &>> 3 : j &+ 8 &+ b.trailingZeroBitCount &>> 3
+      }
+      j &+= 16
+    }
+    while j <= end &- 8 {
+      let found = lineFeeds(raw.loadUnaligned(fromByteOffset: j, as: UInt64.self))
+      if found != 0 { return j &+ found.trailingZeroBitCount &>> 3 }
+      j &+= 8
     }
     while j < end && base[j] != 0x0A { j += 1 }
     return j
+  }
+
+  /// A high bit for each line feed in the eight bytes of `word` as loaded from memory
+  /// (and perhaps for bytes after one): the lowest marks the first.
+  @inline(__always)
+  static func lineFeeds(_ word: UInt64) -> UInt64 {
+    let x = UInt64(littleEndian: word) ^ 0x0A0A_0A0A_0A0A_0A0A
+    return (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080
   }
 
   /// Parses a last line that has no line feed; call once after the last chunk.
@@ -206,7 +218,9 @@ public struct EvemuParser: Sendable {
       path: path, line: line + 1, message: "line is longer than \(Self.maxLineLength) bytes")
   }
 
-  /// One line, without its line feed.
+  /// One line, without its line feed: the one-pass reading in line, the full one
+  /// called for what that does not take.
+  @inline(__always)
   private mutating func parseLine(
     _ p: UnsafePointer<UInt8>, count n: Int, _ event: (RecordedEvent) -> Void
   ) throws(RecordingError) {
@@ -217,6 +231,14 @@ public struct EvemuParser: Sendable {
       emit(quick, event)
       return
     }
+    try readLine(p, count: n, event)
+  }
+
+  /// The full reading of one line (already counted), to its event or its error.
+  @inline(never)
+  private mutating func readLine(
+    _ p: UnsafePointer<UInt8>, count n: Int, _ event: (RecordedEvent) -> Void
+  ) throws(RecordingError) {
     var k = 0
     while k < n {
       if Self.isBlank(p[k]) {
@@ -308,6 +330,130 @@ public struct EvemuParser: Sendable {
   /// rules, ended by blank space, a `#` (after the value only) or the line's end.
   @inline(__always)
   static func quickEvent(_ p: UnsafePointer<UInt8>, count n: Int) -> RecordedEvent? {
+    if let event = recordedLine(p, count: n) { return event }
+    return quickFields(p, count: n)
+  }
+
+  /// Exactly what evemu-record writes (`E: %lu.%06u %04x %04x %04d`, then a tab and a
+  /// comment, or the line's end), its fixed-width fields read eight or four bytes at a
+  /// time; nil for anything else, which `quickFields` then reads. Each field is one the
+  /// full reading splits alike (single spaces between them) and reads to the same value.
+  @inline(__always)
+  static func recordedLine(_ p: UnsafePointer<UInt8>, count n: Int) -> RecordedEvent? {
+    // "E: ", seconds, and 19 bytes at least: ".dddddd tttt cccc v".
+    guard n >= 23, p[0] == UInt8(ascii: "E"), p[1] == UInt8(ascii: ":"),
+      p[2] == UInt8(ascii: " ")
+    else { return nil }
+    let raw = UnsafeRawPointer(p)
+    // Seconds: 1 to 7 digits (evemu-record's times start at 0; more go the long way).
+    guard
+      let (secondsValue, secondsDigits) = leadingDigits(
+        raw.loadUnaligned(fromByteOffset: 3, as: UInt64.self))
+    else { return nil }
+    let seconds = Int64(secondsValue)  // under 10^7: within maxSeconds
+    var q = 3 &+ secondsDigits
+    guard q + 19 <= n, p[q] == UInt8(ascii: ".") else { return nil }
+    // The fraction and the blank after it: ".dddddd " (the word's eighth byte is the
+    // type's first digit, read below).
+    let fraction = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: q + 1, as: UInt64.self))
+    guard (fraction >> 48) & 0xFF == 0x20, let micro = sixDigits(fraction & 0xFFFF_FFFF_FFFF),
+      p[q + 12] == UInt8(ascii: " "), p[q + 17] == UInt8(ascii: " "),
+      let type = fourHexDigits(raw.loadUnaligned(fromByteOffset: q + 8, as: UInt32.self)),
+      let code = fourHexDigits(raw.loadUnaligned(fromByteOffset: q + 13, as: UInt32.self))
+    else { return nil }
+    // The value: an optional minus and decimal digits within Int32, then a tab and a
+    // comment, or the end.
+    q += 18
+    let negative = p[q] == UInt8(ascii: "-")
+    if negative { q += 1 }
+    // 1 to 7 digits (within Int32 either way), eight bytes read at once where the line
+    // has them; a shorter line's value digit by digit.
+    let magnitude: Int64
+    if q + 8 <= n {
+      guard
+        let (digits, count) = leadingDigits(raw.loadUnaligned(fromByteOffset: q, as: UInt64.self))
+      else { return nil }
+      magnitude = Int64(digits)
+      q += count
+    } else {
+      let valueStart = q
+      var m: Int64 = 0
+      while q < n, p[q] &- 0x30 < 10, q - valueStart < 7 {
+        m = m &* 10 &+ Int64(p[q] &- 0x30)
+        q += 1
+      }
+      guard q > valueStart else { return nil }
+      magnitude = m
+    }
+    guard q == n || (p[q] == 0x09 && q + 1 < n && p[q + 1] == UInt8(ascii: "#")) else {
+      return nil
+    }
+    return RecordedEvent(
+      nanoseconds: seconds &* 1_000_000_000 &+ Int64(micro) &* 1000, type: type, code: code,
+      value: Int32(truncatingIfNeeded: negative ? -magnitude : magnitude))
+  }
+
+  /// The decimal digits that `word` (as loaded from memory) begins with, as their number
+  /// and count: nil unless there are 1 to 7 of them (an eighth is left to the long way).
+  @inline(__always)
+  static func leadingDigits(_ word: UInt64) -> (value: UInt32, count: Int)? {
+    let w = UInt64(littleEndian: word)
+    let t = w ^ 0x3030_3030_3030_3030  // a digit's byte becomes 0...9
+    // Per byte, a high bit unless it is 0...9 (the low seven bits plus 0x76 carry into
+    // the eighth from 10 on, and never past it).
+    let other = (((t & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7676_7676_7676_7676) | t) & 0x8080_8080_8080_8080
+    let count = other.trailingZeroBitCount &>> 3
+    guard count >= 1, count <= 7 else { return nil }
+    let shift = UInt64(8 &* (8 &- count))
+    // The digits moved to the high end (the last bytes), the low ones made "0".
+    return (eightDigits(w &<< shift | 0x3030_3030_3030_3030 &>> (64 &- shift)), count)
+  }
+
+  /// Eight ASCII digits (the first, most significant, in the lowest byte) as their
+  /// number; the bytes are not checked.
+  @inline(__always)
+  static func eightDigits(_ v: UInt64) -> UInt32 {
+    var d = v & 0x0F0F_0F0F_0F0F_0F0F
+    d = (d &* 10 &+ (d &>> 8)) & 0x00FF_00FF_00FF_00FF  // pairs: 0...99 in every other byte
+    d = (d &* 100 &+ (d &>> 16)) & 0x0000_FFFF_0000_FFFF  // fours: 0...9999
+    d = (d &* 10000 &+ (d &>> 32)) & 0xFFFF_FFFF  // all eight
+    return UInt32(truncatingIfNeeded: d)
+  }
+
+  /// Six ASCII decimal digits in the low six bytes of `word` (the first in the lowest)
+  /// as their number, nil unless all six are digits: eight digits at once, the two
+  /// high bytes made leading zeros.
+  @inline(__always)
+  static func sixDigits(_ word: UInt64) -> UInt32? {
+    let v = word &<< 16 | 0x3030
+    // Each byte 0x30...0x39: its high nibble 3, and adding 6 does not carry into it.
+    guard
+      (v & 0xF0F0_F0F0_F0F0_F0F0) | (((v &+ 0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0) &>> 4)
+        == 0x3333_3333_3333_3333
+    else { return nil }
+    return eightDigits(v)
+  }
+
+  /// Four ASCII hex digits (either case) in `word` as loaded from memory (the first in
+  /// the lowest byte) as their number, nil unless all four are hex digits.
+  @inline(__always)
+  static func fourHexDigits(_ word: UInt32) -> UInt16? {
+    let x = UInt32(littleEndian: word)
+    guard x & 0x8080_8080 == 0 else { return nil }
+    // Per byte (all below 0x80, so no carry crosses one): 0x80 when it lies in a range.
+    let digit = (x &+ 0x5050_5050) & ~(x &+ 0x4646_4646) & 0x8080_8080  // 0x30...0x39
+    let folded = x | 0x2020_2020  // A-F to a-f
+    let letter = (folded &+ 0x1F1F_1F1F) & ~(folded &+ 0x1919_1919) & 0x8080_8080  // a-f
+    guard digit | letter == 0x8080_8080 else { return nil }
+    let v = (x & 0x0F0F_0F0F) &+ (letter &>> 7) &* 9  // each byte its digit's value
+    let pairs = (v &<< 4 | v &>> 8) & 0x00FF_00FF  // bytes 0 and 2: two digits each
+    return UInt16(truncatingIfNeeded: (pairs & 0xFF) &<< 8 | pairs &>> 16)
+  }
+
+  /// `quickEvent`'s reading of the fields one byte at a time, for any blank space
+  /// between them and any number of digits the full reading takes.
+  @inline(__always)
+  static func quickFields(_ p: UnsafePointer<UInt8>, count n: Int) -> RecordedEvent? {
     guard n >= 10, p[0] == UInt8(ascii: "E"), p[1] == UInt8(ascii: ":"), isBlank(p[2])
     else { return nil }
     var q = 3
@@ -322,7 +468,7 @@ public struct EvemuParser: Sendable {
     guard q > secondsStart, q - secondsStart <= 12, seconds <= EvemuRecording.maxSeconds
     else { return nil }
     var fraction: Int64 = 0
-    if q < n && p[q] == UInt8(ascii: "."), q + 7 < n, let micro = sixDigits(p + q + 1),
+    if q < n && p[q] == UInt8(ascii: "."), q + 7 < n, let micro = sixDigitsAt(p + q + 1),
       p[q + 7] &- 0x30 >= 10
     {
       // evemu-record's own: microseconds, six digits.
@@ -367,7 +513,7 @@ public struct EvemuParser: Sendable {
 
   /// The six decimal digits at `p` as a number, nil if any of them is not one.
   @inline(__always)
-  private static func sixDigits(_ p: UnsafePointer<UInt8>) -> Int64? {
+  private static func sixDigitsAt(_ p: UnsafePointer<UInt8>) -> Int64? {
     var value: Int64 = 0
     for i in 0..<6 {
       let d = p[i] &- 0x30
