@@ -168,7 +168,12 @@ $(ARM64_BUILD)/destination.json: Makefile
 	  '"target":"aarch64-unknown-linux-gnu","extra-cc-flags":[],"extra-cpp-flags":[],' \
 	  '"extra-swiftc-flags":["-resource-dir","$(ARM64_RUNTIME)","-use-ld=lld","-Xlinker","--build-id"]}' >$@
 else
+# SwiftPM relinks nothing when only tools/pinpadd.order changed: the programs are
+# removed then, so that they are linked again in the new order.
 release: deps
+	@dir=$(or $(RELEASE_SCRATCH),.build)/release; \
+	  if [ -e $$dir/pinpadd ] && [ tools/pinpadd.order -nt $$dir/pinpadd ]; then \
+	    rm -f $$dir/pinpadd $$dir/pinpadctl; fi
 	$(SWIFT) build $(RELEASE_FLAGS)
 endif
 

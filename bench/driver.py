@@ -466,6 +466,8 @@ class Bench:
                 emit(name, self.figures[name])
                 if name == "rss_kib":  # of which anonymous (heap, stacks): the rest is files
                     emit("rss_anon_kib", status_kib(daemon.pid, "RssAnon"))
+                if name == "rss_kib_display_none":  # the peak: at start, before the release
+                    emit("rss_peak_kib_display_none", status_kib(daemon.pid, "VmHWM"))
             finally:
                 daemon.stop()
             shutil.rmtree(f"{self.dir}/frames", ignore_errors=True)

@@ -15,7 +15,10 @@ with each display pinpadd can show here (none, the text console on a pty, snapsh
 frames), status requests and a reload. Keeps the functions that ran and that lld can
 move on their own: those of pinpadd's modules (built with -function-sections) and of
 the Swift runtime's and standard library's archives that have a section each. A
-function missing from a later build is skipped by lld; regenerate after larger changes.
+function missing from a later build is skipped by lld; regenerate after larger changes
+(`make test` runs `--check`, which fails when the list has gone stale).
+
+    tools/symbol-order.py --check tools/pinpadd.order .build/release/pinpadd
 """
 import glob
 import os
@@ -100,16 +103,47 @@ def movable(binary):
     for archive in glob.glob(os.path.join(static, "*.a")) if static else []:
         table = subprocess.run(["objdump", "-t", archive], capture_output=True, text=True).stdout
         for line in table.splitlines():
-            m = re.match(r"^[0-9a-f]+ .{7} (\S+)\s+[0-9a-f]+ (\S+)$", line)
-            if m and m.group(1) == ".text":
-                shared.add(m.group(2))
+            # "VALUE FLAGS SECTION<tab>SIZE [.hidden] NAME"
+            left, tab, right = line.partition("\t")
+            if tab and left.split()[-1] == ".text" and right.split():
+                shared.add(right.split()[-1])
     return defined - shared
+
+
+def check(binary, order_file):
+    """`make test`: the listed functions are in the binary (most of them: a few renamed
+    since the list was made are fine) and lie side by side, as the link was asked."""
+    with open(order_file) as f:
+        names = [line.strip() for line in f if line.strip()]
+    symbols = {}
+    nm = subprocess.run(["nm", "-S", "--defined-only", binary], capture_output=True,
+                        text=True, check=True).stdout
+    for line in nm.splitlines():
+        fields = line.split()
+        if len(fields) == 4 and fields[2] in "tT":
+            symbols[fields[3]] = (int(fields[0], 16), int(fields[1], 16))
+    found = [symbols[n] for n in names if n in symbols]
+    code = sum(size for _, size in found)
+    span = max(a + size for a, size in found) - min(a for a, _ in found) if found else 0
+    print(f"symbol order: {len(found)} of {len(names)} listed functions in {binary}, "
+          f"{code // 1024} KiB of code laid out in {span // 1024} KiB")
+    if len(found) < 0.9 * len(names):
+        sys.exit("symbol order: the list is stale; make it again: "
+                 "tools/symbol-order.py > tools/pinpadd.order")
+    if span > 1.25 * code + 16384:
+        sys.exit("symbol order: the listed functions are not side by side "
+                 "(one in a section shared with others pulls that section in among them)")
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("binary", nargs="?", default=".build/release/pinpadd")
+    parser.add_argument("--check", metavar="ORDER_FILE",
+                        help="check BINARY against ORDER_FILE instead of making a list")
     args = parser.parse_args()
+    if args.check:
+        check(args.binary, args.check)
+        return
     valgrind = shutil.which("valgrind")
     if not valgrind:
         sys.exit("symbol-order: needs valgrind (apt-get install valgrind)")

@@ -5,7 +5,8 @@
 # case runs; the debug build (and the probe's partial one) is `make check`'s alone.
 #   beside: the clean roots' tarballs (mmdebstrap: the mirror and the disk)
 #   beside: the fuzzing pass (its own build of the pure modules)
-#   beside: release build (its own folder, .build/pkg), the evdev probe from its objects,
+#   beside: release build (its own folder, .build/pkg) and its symbol order checked
+#           (tools/symbol-order.py --check), the evdev probe from its objects,
 #           make deb, tests/package.sh, then clean-system and clean-system-debian13
 #           at once (one QEMU each)
 #   beside: once the release build and the probe are there, the worktree's QEMU cases
@@ -35,6 +36,7 @@ release=.build/pkg/release
 # build and the probe ended; probe.ok that both passed, so the worktree's cases can start.
 packages() {
   timed "release build (.build/pkg)" $MAKE --no-print-directory release RELEASE_SCRATCH=.build/pkg &&
+    timed "symbol order" tools/symbol-order.py --check tools/pinpadd.order "$release/pinpadd" &&
     timed "evdev probe" env PROBE_FROM=$release tests/system/lib/build-probe.sh "$RIG_PROBE" >/dev/null &&
     touch "$LANES_LOGS/probe.ok"
   touch "$LANES_LOGS/probe.done"
