@@ -187,6 +187,13 @@ extension FileSystem {
     return bytes
   }
 
+  /// Fills `buffer` from getrandom(2) (at most 256 bytes: never cut short); false when
+  /// the call failed or was cut short anyway.
+  public static func fillRandom(_ buffer: UnsafeMutableRawBufferPointer) -> Bool {
+    guard let base = buffer.baseAddress, buffer.count <= 256 else { return false }
+    return pinpad_getrandom(base, UInt(buffer.count)) == buffer.count
+  }
+
   /// 8 random bytes from getrandom(2), with no buffer in between.
   public static func randomUInt64() -> UInt64 {
     var value: UInt64 = 0
