@@ -22,7 +22,6 @@ function missing from a later build is skipped by lld; regenerate after larger c
 """
 import glob
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -86,16 +85,21 @@ def workload(bench, valgrind, program, display, out):
         daemon.stop()
 
 
+def functions(binary):
+    """The functions the binary defines: name -> (address, size), from nm."""
+    table = {}
+    nm = subprocess.run(["nm", "-S", "--defined-only", binary], capture_output=True,
+                        text=True, check=True).stdout
+    for line in nm.splitlines():
+        fields = line.split()
+        if len(fields) == 4 and fields[2] in "tT":
+            table[fields[3]] = (int(fields[0], 16), int(fields[1], 16))
+    return table
+
+
 def movable(binary):
     """Functions defined in the binary, less those of the toolchain's static archives
     that share a plain .text section (lld would move the whole section)."""
-    defined = set()
-    nm = subprocess.run(["nm", "--defined-only", binary], capture_output=True, text=True,
-                        check=True).stdout
-    for line in nm.splitlines():
-        fields = line.split()
-        if len(fields) == 3 and fields[1] in "tT":
-            defined.add(fields[2])
     swiftc = shutil.which("swiftc")
     static = os.path.join(os.path.dirname(os.path.realpath(swiftc)), "..", "lib", "swift_static",
                           "linux") if swiftc else None
@@ -107,7 +111,7 @@ def movable(binary):
             left, tab, right = line.partition("\t")
             if tab and left.split()[-1] == ".text" and right.split():
                 shared.add(right.split()[-1])
-    return defined - shared
+    return functions(binary).keys() - shared
 
 
 def check(binary, order_file):
@@ -115,13 +119,7 @@ def check(binary, order_file):
     since the list was made are fine) and lie side by side, as the link was asked."""
     with open(order_file) as f:
         names = [line.strip() for line in f if line.strip()]
-    symbols = {}
-    nm = subprocess.run(["nm", "-S", "--defined-only", binary], capture_output=True,
-                        text=True, check=True).stdout
-    for line in nm.splitlines():
-        fields = line.split()
-        if len(fields) == 4 and fields[2] in "tT":
-            symbols[fields[3]] = (int(fields[0], 16), int(fields[1], 16))
+    symbols = functions(binary)
     found = [symbols[n] for n in names if n in symbols]
     code = sum(size for _, size in found)
     span = max(a + size for a, size in found) - min(a for a, _ in found) if found else 0

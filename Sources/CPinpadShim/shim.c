@@ -11,7 +11,6 @@
 #include <sys/random.h>
 #include <sys/mman.h>
 #include <link.h>
-#include <string.h>
 
 int pinpad_peer_credentials(int fd, int *pid, unsigned *uid, unsigned *gid) {
   struct ucred cred;

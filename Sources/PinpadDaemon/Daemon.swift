@@ -57,8 +57,6 @@ public final class Daemon {
   /// Not at once: the loop first answers what is waiting (the controller whose
   /// connection started the daemon), so the start is not longer by it (0.6 ms of CPU).
   static let afterSetUpDelay: Duration = .milliseconds(100)
-  /// The one-shot timer of `afterSetUp`, gone once it fired.
-  var afterSetUpTimer: Timer?
   /// Where `code` lines are built (see `sendCode`).
   @exclusivity(unchecked) private var codeLine: [UInt8] = []
   /// Every other line is encoded here, as it goes out (`broadcast`, `reply`).
@@ -125,18 +123,17 @@ public final class Daemon {
     return finish()
   }
 
-  /// Arms the one-shot timer that runs `afterSetUp`; without a timer, runs it now.
+  /// Arms the one-shot timer that runs `afterSetUp`; without a timer, runs it now. The
+  /// timer is its handler's alone: unwatched as it fires, it closes with the handler.
   func scheduleAfterSetUp() {
     guard afterSetUp != nil else { return }
     do {
       let timer = try Timer()
       try loop.watch(timer.fd, .readable) { [unowned self] _ in
         self.loop.unwatch(timer.fd)
-        self.afterSetUpTimer = nil
         self.afterSetUp?()
       }
       timer.arm(at: clock() + Self.afterSetUpDelay)
-      afterSetUpTimer = timer
     } catch {
       afterSetUp?()
     }

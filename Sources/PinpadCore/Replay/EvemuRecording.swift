@@ -451,7 +451,8 @@ public struct EvemuParser: Sendable {
   }
 
   /// `quickEvent`'s reading of the fields one byte at a time, for any blank space
-  /// between them and any number of digits the full reading takes.
+  /// between them and any number of digits the full reading takes (evemu-record's own
+  /// layout is `recordedLine`'s).
   @inline(__always)
   static func quickFields(_ p: UnsafePointer<UInt8>, count n: Int) -> RecordedEvent? {
     guard n >= 10, p[0] == UInt8(ascii: "E"), p[1] == UInt8(ascii: ":"), isBlank(p[2])
@@ -468,13 +469,7 @@ public struct EvemuParser: Sendable {
     guard q > secondsStart, q - secondsStart <= 12, seconds <= EvemuRecording.maxSeconds
     else { return nil }
     var fraction: Int64 = 0
-    if q < n && p[q] == UInt8(ascii: "."), q + 7 < n, let micro = sixDigitsAt(p + q + 1),
-      p[q + 7] &- 0x30 >= 10
-    {
-      // evemu-record's own: microseconds, six digits.
-      fraction = micro &* 1000
-      q += 7
-    } else if q < n && p[q] == UInt8(ascii: ".") {
+    if q < n && p[q] == UInt8(ascii: ".") {
       q += 1
       let fractionStart = q
       while q < n, p[q] &- 0x30 < 10 {
@@ -511,30 +506,11 @@ public struct EvemuParser: Sendable {
     return RecordedEvent(nanoseconds: nanoseconds, type: type, code: code, value: value)
   }
 
-  /// The six decimal digits at `p` as a number, nil if any of them is not one.
-  @inline(__always)
-  private static func sixDigitsAt(_ p: UnsafePointer<UInt8>) -> Int64? {
-    var value: Int64 = 0
-    for i in 0..<6 {
-      let d = p[i] &- 0x30
-      guard d < 10 else { return nil }
-      value = value &* 10 &+ Int64(d)
-    }
-    return value
-  }
-
   /// Blank space, then 1 to 4 hex digits up to blank space; `q` moves past the digits.
   @inline(__always)
   private static func quickHex(_ p: UnsafePointer<UInt8>, _ q: inout Int, _ n: Int) -> UInt16? {
     guard q < n, isBlank(p[q]) else { return nil }
     while q < n && isBlank(p[q]) { q += 1 }
-    // evemu-record's own: four digits, then something else.
-    if q + 4 < n, let a = hexDigit(p[q]), let b = hexDigit(p[q + 1]), let c = hexDigit(p[q + 2]),
-      let d = hexDigit(p[q + 3]), hexDigit(p[q + 4]) == nil
-    {
-      q += 4
-      return UInt16(a) &<< 12 | UInt16(b) &<< 8 | UInt16(c) &<< 4 | UInt16(d)
-    }
     let start = q
     var v: UInt16 = 0
     while q < n {
