@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The one buffer that holds the digits of a code while it is typed and until it is sent.
 ///
 /// A class with a fixed allocation, so the digits are never copied by Swift's
@@ -7,7 +9,8 @@ public final class SecretDigits: @unchecked Sendable, CustomStringConvertible {
   public static let capacity = 32
   /// Called with every buffer that will hold digits, before any digit is written: the
   /// daemon sets it at start to lock those pages in memory (mlock), so digits are never
-  /// swapped out. The core cannot call the kernel itself. Set once, before any thread.
+  /// swapped out. The core cannot call the kernel itself. Set once, before any thread
+  /// and before the first SecretDigits (`SecretSlots` locks a page when it cuts it).
   @exclusivity(unchecked) nonisolated(unsafe) public static var lockPages:
     ((UnsafeMutableRawPointer, Int) -> Void)? = nil
   private let storage: UnsafeMutablePointer<UInt8>
@@ -16,14 +19,15 @@ public final class SecretDigits: @unchecked Sendable, CustomStringConvertible {
   @exclusivity(unchecked) public private(set) var count = 0
 
   public init() {
-    storage = .allocate(capacity: SecretDigits.capacity)
-    storage.initialize(repeating: 0, count: SecretDigits.capacity)
-    SecretDigits.lockPages?(storage, SecretDigits.capacity)
+    storage = SecretSlots.take()
   }
   deinit {
     wipe()
-    storage.deallocate()
+    SecretSlots.give(storage)
   }
+
+  /// The slot itself, for the tests of `SecretSlots`.
+  var storageForTests: UnsafeMutablePointer<UInt8> { storage }
 
   public var isEmpty: Bool { count == 0 }
   public var isFull: Bool { count == SecretDigits.capacity }
@@ -67,11 +71,10 @@ public final class SecretDigits: @unchecked Sendable, CustomStringConvertible {
   /// Calls `body` with the digits as ASCII bytes `"0"...`"9"` in a temporary buffer
   /// that is zeroed before this returns.
   public func withASCII<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-    let tmp = UnsafeMutablePointer<UInt8>.allocate(capacity: SecretDigits.capacity)
-    SecretDigits.lockPages?(tmp, SecretDigits.capacity)
+    let tmp = SecretSlots.take()
     defer {
       for i in 0..<SecretDigits.capacity { tmp[i] = 0 }
-      tmp.deallocate()
+      SecretSlots.give(tmp)
     }
     for i in 0..<count { tmp[i] = 0x30 + storage[i] }
     return try body(UnsafeBufferPointer(start: tmp, count: count))
@@ -85,4 +88,41 @@ public final class SecretDigits: @unchecked Sendable, CustomStringConvertible {
 
   /// Never shows a digit.
   public var description: String { "SecretDigits(count: \(count))" }
+}
+
+/// Where every SecretDigits keeps its digits: 32-byte slots cut from 4 KiB pages that
+/// are allocated once, locked once (`SecretDigits.lockPages`) and never freed. A slot
+/// comes back zeroed (`SecretDigits.deinit` wipes it) and is handed out again, so a
+/// code costs no allocation and no mlock(2): `take()` hands one on from each code to
+/// the next. The pages are as many as were ever in use at once (a few per keypad, and
+/// one per attempt waiting for a verdict, which `AttemptBook` bounds).
+enum SecretSlots {
+  static let slotBytes = SecretDigits.capacity
+  static let pageBytes = 4096
+  /// A class held by the Mutex, made at run time (see `Systemd.notifySocket` for why
+  /// not a static value).
+  private final class Free: @unchecked Sendable {
+    var slots: [UnsafeMutablePointer<UInt8>] = []
+  }
+  private static let free = Mutex(Free())
+
+  /// A zeroed slot of `slotBytes`.
+  static func take() -> UnsafeMutablePointer<UInt8> {
+    if let slot = free.withLock({ $0.slots.popLast() }) { return slot }
+    let page = UnsafeMutableRawPointer.allocate(byteCount: pageBytes, alignment: pageBytes)
+    page.initializeMemory(as: UInt8.self, repeating: 0, count: pageBytes)
+    SecretDigits.lockPages?(page, pageBytes)
+    let first = page.assumingMemoryBound(to: UInt8.self)
+    free.withLock { free in
+      for offset in stride(from: pageBytes - slotBytes, to: 0, by: -slotBytes) {
+        free.slots.append(first + offset)
+      }
+    }
+    return first
+  }
+
+  /// Gives back a slot its holder has zeroed.
+  static func give(_ slot: UnsafeMutablePointer<UInt8>) {
+    free.withLock { $0.slots.append(slot) }
+  }
 }
