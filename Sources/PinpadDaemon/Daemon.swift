@@ -256,11 +256,12 @@ public final class Daemon {
   /// Queues `message` for every client; with none connected it is not even encoded.
   func broadcast(_ message: OutgoingMessage) {
     guard let server, server.count > 0 else { return }
-    server.broadcast(lines.line(message))
+    lines.withLine(message) { server.broadcast($0) }
   }
 
   func reply(_ message: OutgoingMessage, to client: SocketClient) {
-    server?.send(lines.line(message), to: client)
+    guard let server else { return }
+    lines.withLine(message) { server.send($0, to: client) }
   }
 
   /// Writes one `code` line to every client; returns how many took it.

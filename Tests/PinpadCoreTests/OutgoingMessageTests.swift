@@ -125,10 +125,9 @@ import Testing
 
 /// The shell's encoder: the bytes of `line`, and entry lines built once.
 @Suite struct OutgoingLinesTests {
-  /// Where a String's bytes are (the same for a String handed out again, not rebuilt).
-  private func storage(_ string: String) -> UInt {
-    var string = string
-    return string.withUTF8 { UInt(bitPattern: $0.baseAddress) }
+  /// Where a line's bytes are (the same for a line handed out again, not rebuilt).
+  private func storage(_ lines: inout OutgoingLines, _ message: OutgoingMessage) -> UInt {
+    lines.withLine(message) { UInt(bitPattern: $0.baseAddress) }
   }
 
   @Test("every message comes out as its line")
@@ -143,15 +142,25 @@ import Testing
       .error("e"),
     ]
     for message in messages { #expect(lines.line(message) == message.line) }
+    // Out of the cached range: built each time, still right.
+    for length in [-1, 33, 1000] {
+      let message = OutgoingMessage.entry(keypad: "k", event: .changed, length: length)
+      #expect(
+        lines.line(message) == DaemonMessage.entry(keypad: "k", event: .changed, length: length))
+    }
   }
 
   @Test("an entry line is built once per keypad, event and length, then handed out again")
   func entryLinesBuiltOnce() {
     var lines = OutgoingLines()
-    let first = lines.line(.entry(keypad: "door", event: .changed, length: 2))
-    let again = lines.line(.entry(keypad: "door", event: .changed, length: 2))
+    let message = OutgoingMessage.entry(keypad: "door", event: .changed, length: 2)
+    let first = lines.line(message)
+    let again = lines.line(message)
     #expect(again == first)
-    #expect(storage(again) == storage(first), "the line was built again")
+    #expect(storage(&lines, message) == storage(&lines, message), "the line was built again")
+    #expect(
+      storage(&lines, message)
+        != storage(&lines, .entry(keypad: "door", event: .started, length: 2)))
     let other = lines.line(.entry(keypad: "gate", event: .changed, length: 2))
     #expect(other == DaemonMessage.entry(keypad: "gate", event: .changed, length: 2))
     #expect(lines.line(.entry(keypad: "door", event: .changed, length: 3)) != first)
@@ -162,8 +171,8 @@ import Testing
   @Test("past its bound the cache starts afresh and its lines stay right")
   func boundedCache() {
     var lines = OutgoingLines()
-    let wrong = (0..<5000).filter { length in
-      let message = OutgoingMessage.entry(keypad: "k", event: .changed, length: length)
+    let wrong = (0..<5000).filter { n in
+      let message = OutgoingMessage.entry(keypad: "k\(n)", event: .changed, length: n % 33)
       return lines.line(message) != message.line
     }
     #expect(wrong.isEmpty)

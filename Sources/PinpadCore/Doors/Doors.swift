@@ -106,10 +106,14 @@ public struct Doors: Sendable {
 extension DaemonMessage {
   /// `{"type":"door","door":NAME,"event":EVENT[,"by":ID|exit|remote]}` (SPEC §10).
   public static func door(_ door: String, event: String, by: String?) -> String {
-    var out = JSONLine(type: "door")
+    text { self.door(door, event: event, by: by, into: &$0) }
+  }
+
+  public static func door(_ door: String, event: String, by: String?, into storage: inout [UInt8]) {
+    var out = JSONLine(type: "door", reusing: &storage)
     out.string("door", door)
     out.string("event", event)
     if let by { out.string("by", by) }
-    return out.line()
+    out.finish(into: &storage)
   }
 }

@@ -6,7 +6,17 @@ public struct JSONLine {
 
   /// Starts `{"type":"TYPE"`.
   public init(type: StaticString) {
-    bytes.reserveCapacity(128)
+    var storage: [UInt8] = []
+    self.init(type: type, reusing: &storage)
+  }
+
+  /// Starts `{"type":"TYPE"` in `storage`'s buffer, moved in (emptied, its capacity
+  /// kept): with `finish(into:)` a line is written with no allocation once the buffer
+  /// has grown to its size.
+  public init(type: StaticString, reusing storage: inout [UInt8]) {
+    swap(&bytes, &storage)
+    bytes.removeAll(keepingCapacity: true)
+    if bytes.capacity < 128 { bytes.reserveCapacity(128) }
     Self.append("{\"type\":\"", to: &bytes)
     Self.append(type, to: &bytes)
     bytes.append(0x22)
@@ -42,6 +52,12 @@ public struct JSONLine {
   public consuming func line() -> String {
     Self.append("}\n", to: &bytes)
     return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// `}` and the newline; the finished line's bytes are moved into `storage`.
+  public consuming func finish(into storage: inout [UInt8]) {
+    Self.append("}\n", to: &bytes)
+    swap(&bytes, &storage)
   }
 
   /// A literal's bytes (keys and fixed words: ASCII that needs no escaping).

@@ -237,26 +237,15 @@ public enum DaemonMessage {
   }
 
   public static func entry(keypad: String, event: EntryEvent, length: Int) -> String {
-    var out = JSONLine(type: "entry")
-    out.string("keypad", keypad)
-    out.string("event", event.rawValue)
-    out.int("length", length)
-    return out.line()
+    text { entry(keypad: keypad, event: event, length: length, into: &$0) }
   }
 
   public static func verdict(id: String, result: String, reason: String? = nil) -> String {
-    var out = JSONLine(type: "verdict")
-    out.string("id", id)
-    out.string("result", result)
-    if let reason { out.string("reason", reason) }
-    return out.line()
+    text { verdict(id: id, result: result, reason: reason, into: &$0) }
   }
 
   public static func lockout(keypad: String, seconds: Int) -> String {
-    var out = JSONLine(type: "lockout")
-    out.string("keypad", keypad)
-    out.int("seconds", seconds)
-    return out.line()
+    text { lockout(keypad: keypad, seconds: seconds, into: &$0) }
   }
 
   /// `{"type":"keypad","keypad":...,"event":"added|removed","device":...,"role":...}`:
@@ -264,27 +253,79 @@ public enum DaemonMessage {
   public static func keypad(
     name: String, added: Bool, device: String, role: DeviceRole = .keypad
   ) -> String {
-    var out = JSONLine(type: "keypad")
-    out.string("keypad", name)
-    out.word("event", added ? "added" : "removed")
-    out.string("device", device)
-    out.word("role", role == .keypad ? "keypad" : "card_reader")
-    return out.line()
+    text { keypad(name: name, added: added, device: device, role: role, into: &$0) }
   }
 
   /// `{"type":"alarm","reason":"duress","keypad":...,"id":...}` (SPEC §9.2).
   public static func alarm(reason: String, keypad: String, id: String) -> String {
-    var out = JSONLine(type: "alarm")
-    out.string("reason", reason)
-    out.string("keypad", keypad)
-    out.string("id", id)
-    return out.line()
+    text { alarm(reason: reason, keypad: keypad, id: id, into: &$0) }
   }
 
   public static func error(_ reason: String) -> String {
-    var out = JSONLine(type: "error")
+    text { error(reason, into: &$0) }
+  }
+
+  // The same lines written into a caller's buffer (emptied first, its capacity kept):
+  // the shell's per-key path (`OutgoingLines`) builds them with no allocation.
+
+  public static func entry(
+    keypad: String, event: EntryEvent, length: Int, into storage: inout [UInt8]
+  ) {
+    var out = JSONLine(type: "entry", reusing: &storage)
+    out.string("keypad", keypad)
+    out.string("event", event.rawValue)
+    out.int("length", length)
+    out.finish(into: &storage)
+  }
+
+  public static func verdict(
+    id: String, result: String, reason: String?, into storage: inout [UInt8]
+  ) {
+    var out = JSONLine(type: "verdict", reusing: &storage)
+    out.string("id", id)
+    out.string("result", result)
+    if let reason { out.string("reason", reason) }
+    out.finish(into: &storage)
+  }
+
+  public static func lockout(keypad: String, seconds: Int, into storage: inout [UInt8]) {
+    var out = JSONLine(type: "lockout", reusing: &storage)
+    out.string("keypad", keypad)
+    out.int("seconds", seconds)
+    out.finish(into: &storage)
+  }
+
+  public static func keypad(
+    name: String, added: Bool, device: String, role: DeviceRole, into storage: inout [UInt8]
+  ) {
+    var out = JSONLine(type: "keypad", reusing: &storage)
+    out.string("keypad", name)
+    out.word("event", added ? "added" : "removed")
+    out.string("device", device)
+    out.word("role", role == .keypad ? "keypad" : "card_reader")
+    out.finish(into: &storage)
+  }
+
+  public static func alarm(reason: String, keypad: String, id: String, into storage: inout [UInt8])
+  {
+    var out = JSONLine(type: "alarm", reusing: &storage)
     out.string("reason", reason)
-    return out.line()
+    out.string("keypad", keypad)
+    out.string("id", id)
+    out.finish(into: &storage)
+  }
+
+  public static func error(_ reason: String, into storage: inout [UInt8]) {
+    var out = JSONLine(type: "error", reusing: &storage)
+    out.string("reason", reason)
+    out.finish(into: &storage)
+  }
+
+  /// A line written by one of the `into:` builders, as a String.
+  static func text(_ write: (inout [UInt8]) -> Void) -> String {
+    var bytes: [UInt8] = []
+    write(&bytes)
+    return String(decoding: bytes, as: UTF8.self)
   }
 
   /// `{"type":"status", ...fields}`.

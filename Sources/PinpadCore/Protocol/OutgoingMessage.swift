@@ -21,21 +21,27 @@ public enum OutgoingMessage: Equatable, Sendable {
   case status(StatusReport)
 
   /// The line with its newline, byte for byte as `DaemonMessage` writes it.
-  public var line: String {
+  public var line: String { DaemonMessage.text { encode(into: &$0) } }
+
+  /// Writes the line with its newline into `storage` (emptied first, its capacity kept).
+  public func encode(into storage: inout [UInt8]) {
     switch self {
     case .entry(let keypad, let event, let length):
-      DaemonMessage.entry(keypad: keypad, event: event, length: length)
+      DaemonMessage.entry(keypad: keypad, event: event, length: length, into: &storage)
     case .keypad(let name, let added, let device, let role):
-      DaemonMessage.keypad(name: name, added: added, device: device, role: role)
+      DaemonMessage.keypad(name: name, added: added, device: device, role: role, into: &storage)
     case .verdict(let id, let result, let reason):
-      DaemonMessage.verdict(id: id, result: result.rawValue, reason: reason)
-    case .lockout(let keypad, let seconds): DaemonMessage.lockout(keypad: keypad, seconds: seconds)
+      DaemonMessage.verdict(id: id, result: result.rawValue, reason: reason, into: &storage)
+    case .lockout(let keypad, let seconds):
+      DaemonMessage.lockout(keypad: keypad, seconds: seconds, into: &storage)
     case .alarm(let reason, let keypad, let id):
-      DaemonMessage.alarm(reason: reason, keypad: keypad, id: id)
+      DaemonMessage.alarm(reason: reason, keypad: keypad, id: id, into: &storage)
     case .door(let door, let event, let by):
-      DaemonMessage.door(door, event: event.rawValue, by: by?.text)
-    case .error(let reason): DaemonMessage.error(reason)
-    case .status(let report): DaemonMessage.status(report.fields)
+      DaemonMessage.door(door, event: event.rawValue, by: by?.text, into: &storage)
+    case .error(let reason): DaemonMessage.error(reason, into: &storage)
+    case .status(let report):
+      storage.removeAll(keepingCapacity: true)
+      storage.append(contentsOf: DaemonMessage.status(report.fields).utf8)
     }
   }
 }
@@ -116,31 +122,60 @@ public struct StatusReport: Equatable, Sendable {
   }
 }
 
-/// The shell's encoder of `OutgoingMessage`s. `entry` lines, sent for nearly every key,
-/// are built once per keypad, event and length and handed out again (they hold a
-/// length, never a digit), so a key costs no new String; other lines are built each time.
+/// The shell's encoder of `OutgoingMessage`s, with no allocation per key once warm.
+/// `entry` lines, sent for nearly every key, are built once per keypad, event and length
+/// and handed out again (they hold a length, never a digit); every other line is written
+/// into one buffer that is reused.
 public struct OutgoingLines {
-  private var entries: [EntryKey: String] = [:]
+  /// Entry lines by length (0 through `SecretDigits.capacity`), each list one line per
+  /// keypad and event seen at that length: a look-up compares a few names, no hashing.
+  private var entries: [[EntryLine]] = []
+  private var entryCount = 0
+  private var scratch: [UInt8] = []
 
   public init() {}
 
+  /// Calls `body` with the bytes of `message`'s line (valid during the call only).
+  public mutating func withLine<R>(
+    _ message: OutgoingMessage, _ body: (UnsafeBufferPointer<UInt8>) throws -> R
+  ) rethrows -> R {
+    guard case .entry(let keypad, let event, let length) = message,
+      length >= 0 && length <= SecretDigits.capacity
+    else {
+      message.encode(into: &scratch)
+      return try scratch.withUnsafeBufferPointer(body)
+    }
+    if !entries.isEmpty {
+      for line in entries[length] where line.event == event && line.keypad == keypad {
+        return try line.bytes.withUnsafeBufferPointer(body)
+      }
+    }
+    var bytes: [UInt8] = []
+    message.encode(into: &bytes)
+    // Bounded: keypads x events x lengths, and `forget` on a reload.
+    if entryCount >= 4096 { forget() }
+    if entries.isEmpty {
+      entries = [[EntryLine]](repeating: [], count: SecretDigits.capacity + 1)
+    }
+    entries[length].append(EntryLine(keypad: keypad, event: event, bytes: bytes))
+    entryCount += 1
+    return try bytes.withUnsafeBufferPointer(body)
+  }
+
+  /// `message`'s line as a String.
   public mutating func line(_ message: OutgoingMessage) -> String {
-    guard case .entry(let keypad, let event, let length) = message else { return message.line }
-    let key = EntryKey(keypad: keypad, event: event, length: length)
-    if let line = entries[key] { return line }
-    let line = message.line
-    // Bounded: keypads x events x lengths up to the capacity, and `forget` on a reload.
-    if entries.count >= 4096 { entries = [:] }
-    entries[key] = line
-    return line
+    withLine(message) { String(decoding: $0, as: UTF8.self) }
   }
 
   /// Drops the lines kept (a reload: keypads may be gone for good).
-  public mutating func forget() { entries = [:] }
+  public mutating func forget() {
+    entries = []
+    entryCount = 0
+  }
 
-  private struct EntryKey: Hashable {
+  private struct EntryLine {
     var keypad: String
     var event: EntryEvent
-    var length: Int
+    var bytes: [UInt8]
   }
 }

@@ -297,10 +297,21 @@ public final class SocketServer {
     line.withUTF8 { enqueue($0, to: client) }
   }
 
+  /// Queues the bytes of a line for one client.
+  public func send(_ line: UnsafeBufferPointer<UInt8>, to client: SocketClient) {
+    enqueue(line, to: client)
+  }
+
   /// Queues `line` for every client.
   public func broadcast(_ line: String) {
+    var line = line
+    line.withUTF8 { broadcast($0) }
+  }
+
+  /// Queues the bytes of a line for every client.
+  public func broadcast(_ line: UnsafeBufferPointer<UInt8>) {
     // Over the dictionary itself: a client disconnected meanwhile leaves it by a copy.
-    for client in clients.values { send(line, to: client) }
+    for client in clients.values { enqueue(line, to: client) }
   }
 
   /// Queues secret `bytes` (the `code` line of attempt `id`) for every client, then
