@@ -57,6 +57,8 @@ public final class Daemon {
   /// Not at once: the loop first answers what is waiting (the controller whose
   /// connection started the daemon), so the start is not longer by it (0.6 ms of CPU).
   static let afterSetUpDelay: Duration = .milliseconds(100)
+  /// When `afterSetUp` is due (nil: not scheduled, or done).
+  private var afterSetUpAt: Instant?
   /// Where `code` lines are built (see `sendCode`).
   @exclusivity(unchecked) private var codeLine: [UInt8] = []
   /// Every other line is encoded here, as it goes out (`broadcast`, `reply`).
@@ -123,20 +125,13 @@ public final class Daemon {
     return finish()
   }
 
-  /// Arms the one-shot timer that runs `afterSetUp`; without a timer, runs it now. The
-  /// timer is its handler's alone: unwatched as it fires, it closes with the handler.
+  /// Sets the instant `afterSetUp` runs at (`tick` runs it), on the deadline timer the
+  /// session and the doors use: no timer of its own, so no descriptor that would come
+  /// and go while clients are counted against the limit.
   func scheduleAfterSetUp() {
     guard afterSetUp != nil else { return }
-    do {
-      let timer = try Timer()
-      try loop.watch(timer.fd, .readable) { [unowned self] _ in
-        self.loop.unwatch(timer.fd)
-        self.afterSetUp?()
-      }
-      timer.arm(at: clock() + Self.afterSetUpDelay)
-    } catch {
-      afterSetUp?()
-    }
+    afterSetUpAt = clock() + Self.afterSetUpDelay
+    deadlineTimer.fire(by: nextDeadline)
   }
 
   /// The first screen: what `run` does before its loop.
@@ -179,14 +174,19 @@ public final class Daemon {
   func tick() {
     send(.tick)
     doorTick()
+    if let at = afterSetUpAt, clock() >= at {
+      afterSetUpAt = nil
+      afterSetUp?()
+    }
   }
 
   /// The next instant the session or a door has something to do (nil: none).
   var nextDeadline: Instant? {
-    let wakeup = session.nextWakeupInPlace()
-    let door = doors.nextDeadline
-    if let wakeup, let door { return min(wakeup, door) }
-    return wakeup ?? door
+    func earlier(_ a: Instant?, _ b: Instant?) -> Instant? {
+      guard let a, let b else { return a ?? b }
+      return min(a, b)
+    }
+    return earlier(earlier(session.nextWakeupInPlace(), doors.nextDeadline), afterSetUpAt)
   }
 
   /// Hands `event` to the session and carries out what it asks for; then the events
