@@ -73,8 +73,9 @@ public final class TerminalInput: InputSource {
         deliver(.quit)
         return false  // nothing typed after Ctrl-C counts
       }
+      // A press alone: a terminal has no key-up, and the session would take a release
+      // of a keypad key only as the time it happened, the instant the press just brought.
       deliver(.key(key, value: 1, time: now))
-      deliver(.key(key, value: 0, time: now))
       return true
     }
     for i in 0..<n { buffer[i] = 0 }
