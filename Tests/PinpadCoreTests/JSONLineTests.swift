@@ -1,5 +1,6 @@
-import PinpadCore
 import Testing
+
+@testable import PinpadCore
 
 /// The byte-level lines of `DaemonMessage` against the generic encoder (`JSONValue`):
 /// the same text for names with quotes, backslashes, every C0 control, DEL, C1,
@@ -94,6 +95,47 @@ import Testing
       var bytes: [UInt8] = []
       JSONLine.appendInt(value, to: &bytes)
       #expect(String(decoding: bytes, as: UTF8.self) == JSONValue.number(Double(value)).serialized)
+    }
+  }
+}
+
+/// The eight-bytes-at-a-time scan of `JSONLine.appendString` against a byte-at-a-time one.
+@Suite struct JSONLineWordScanTests {
+  @Test("needsEscape is true exactly when a byte is below 0x20, a quote or a backslash")
+  func wordTestMatchesBytes() {
+    var generator = SystemRandomNumberGenerator()
+    var words: [UInt64] = []
+    // Every byte value in every position of an otherwise plain word, and random words.
+    for position in 0..<8 {
+      for value in 0..<256 {
+        var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: 8)
+        bytes[position] = UInt8(value)
+        words.append(bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) })
+      }
+    }
+    for _ in 0..<50_000 { words.append(generator.next()) }
+    let wrong = words.filter { word in
+      let bytes = withUnsafeBytes(of: word) { Array($0) }
+      let expected = bytes.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }
+      return JSONLine.needsEscape(word) != expected
+    }
+    #expect(wrong.isEmpty, "\(wrong.prefix(4).map { String($0, radix: 16) })")
+  }
+
+  @Test("strings of every length with a character to escape at every place")
+  func escapesAtEveryPlace() {
+    for length in 0..<40 {
+      for place in 0..<max(length, 1) {
+        for special in ["\"", "\\", "\n", "\u{01}", "\u{1F}", "é"] {
+          var text = Array(repeating: "x", count: length)
+          if length > 0 { text[place] = special }
+          let name = text.joined()
+          #expect(
+            DaemonMessage.error(name)
+              == JSONValue.object([("type", .string("error")), ("reason", .string(name))])
+              .serialized + "\n")
+        }
+      }
     }
   }
 }

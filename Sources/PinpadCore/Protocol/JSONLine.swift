@@ -73,11 +73,21 @@ public struct JSONLine {
     var s = s
     s.withUTF8 { utf8 in
       var start = 0
-      for i in 0..<utf8.count {
-        let b = utf8[i]
+      var i = 0
+      while i < utf8.count {
+        // Eight bytes at a time past those that need no escape (most of every line).
+        if i + 8 <= utf8.count,
+          !needsEscape(UnsafeRawPointer(utf8.baseAddress! + i).loadUnaligned(as: UInt64.self))
+        {
+          i += 8
+          continue
+        }
+        let at = i
+        let b = utf8[at]
+        i += 1
         guard b < 0x20 || b == 0x22 || b == 0x5C else { continue }
-        out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<i]))
-        start = i + 1
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<at]))
+        start = at + 1
         out.append(0x5C)
         switch b {
         case 0x22, 0x5C: out.append(b)
@@ -96,6 +106,17 @@ public struct JSONLine {
       out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
     }
     out.append(0x22)
+  }
+
+  /// Whether any of the eight bytes of `word` is below 0x20, `"` or `\`: the classic
+  /// has-a-zero-byte test (exact for "any"), on the word and on it XORed with each byte.
+  @inline(__always)
+  static func needsEscape(_ word: UInt64) -> Bool {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highs: UInt64 = 0x8080_8080_8080_8080
+    func hasZeroByte(_ v: UInt64) -> Bool { (v &- ones) & ~v & highs != 0 }
+    let below20 = (word &- ones &* 0x20) & ~word & highs != 0
+    return below20 || hasZeroByte(word ^ (ones &* 0x22)) || hasZeroByte(word ^ (ones &* 0x5C))
   }
 
   /// The decimal digits of `value`, as `JSONValue.number` writes a whole number.
