@@ -118,8 +118,9 @@ enum QuickVerdict {
     func skipBlank() {
       while i < n, p[i] == 0x20 || p[i] == 0x09 || p[i] == 0x0A || p[i] == 0x0D { i += 1 }
     }
-    /// A string of printable ASCII without escapes, from its opening quote.
-    func string() -> String? {
+    /// The bytes of a string of printable ASCII without escapes, from its opening quote
+    /// (a key, or a value before it is known to be needed as a String).
+    func stringBytes() -> Range<Int>? {
       guard i < n, p[i] == UInt8(ascii: "\"") else { return nil }
       let start = i + 1
       var j = start
@@ -129,7 +130,15 @@ enum QuickVerdict {
       }
       guard j < n else { return nil }
       i = j + 1
-      return String(decoding: UnsafeBufferPointer(rebasing: p[start..<j]), as: UTF8.self)
+      return start..<j
+    }
+    func text(_ range: Range<Int>) -> String {
+      String(decoding: UnsafeBufferPointer(rebasing: p[range]), as: UTF8.self)
+    }
+    func bytes(_ range: Range<Int>, are word: StaticString) -> Bool {
+      guard range.count == word.utf8CodeUnitCount else { return false }
+      for k in 0..<range.count where p[range.lowerBound + k] != word.utf8Start[k] { return false }
+      return true
     }
     func literal(_ word: StaticString, _ value: JSONValue) -> JSONValue? {
       let count = word.utf8CodeUnitCount
@@ -148,17 +157,19 @@ enum QuickVerdict {
     guard i < n, p[i] != UInt8(ascii: "}") else { return nil }  // {}: no type
     while true {
       skipBlank()
-      guard let key = string() else { return nil }
+      guard let key = stringBytes() else { return nil }
       skipBlank()
       guard i < n, p[i] == UInt8(ascii: ":") else { return nil }
       i += 1
       skipBlank()
       guard i < n else { return nil }
       let value: JSONValue
+      var isVerdictWord = false  // the value is the string "verdict"
       switch p[i] {
       case UInt8(ascii: "\""):
-        guard let s = string() else { return nil }
-        value = .string(s)
+        guard let range = stringBytes() else { return nil }
+        isVerdictWord = bytes(range, are: "verdict")
+        value = isVerdictWord ? .string("verdict") : .string(text(range))
       case UInt8(ascii: "t"):
         guard let v = literal("true", .bool(true)) else { return nil }
         value = v
@@ -172,27 +183,27 @@ enum QuickVerdict {
         return nil  // numbers, arrays, objects: the full reading
       }
       let bit: UInt8
-      switch key {
-      case "type":
-        guard case .string("verdict") = value else { return nil }
+      if bytes(key, are: "type") {
+        guard isVerdictWord else { return nil }
         isVerdict = true
         bit = 1
-      case "id":
+      } else if bytes(key, are: "id") {
         fields.id = value
         bit = 2
-      case "result":
+      } else if bytes(key, are: "result") {
         fields.result = value
         bit = 4
-      case "message":
+      } else if bytes(key, are: "message") {
         fields.message = value
         bit = 8
-      case "duress":
+      } else if bytes(key, are: "duress") {
         fields.duress = value
         bit = 16
-      case "reason":
+      } else if bytes(key, are: "reason") {
         fields.reason = value
         bit = 32
-      default: return nil
+      } else {
+        return nil
       }
       guard seen & bit == 0 else { return nil }  // a member twice: the full reading
       seen |= bit
