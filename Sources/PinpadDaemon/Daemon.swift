@@ -213,10 +213,10 @@ public final class Daemon {
   /// not copied on its way in).
   private func handleAndPerform(_ event: SessionEvent) {
     session.handle(event, now: clock(), into: &effects)
-    var index = 0
-    while index < effects.count {
-      perform(effects[index])
-      index += 1
+    // Each effect borrowed where it lies: not copied out of the array to be performed.
+    // (`perform` never touches `effects`: what it causes waits in `caused`.)
+    effects.withUnsafeBufferPointer { effects in
+      for index in effects.indices { perform(effects[index]) }
     }
     effects.empty()
   }
