@@ -213,12 +213,11 @@ public final class Daemon {
   /// not copied on its way in).
   private func handleAndPerform(_ event: SessionEvent) {
     session.handle(event, now: clock(), into: &effects)
-    // Each effect borrowed where it lies: not copied out of the array to be performed.
-    // (`perform` never touches `effects`: what it causes waits in `caused`.)
-    effects.withUnsafeBufferPointer { effects in
-      for index in effects.indices { perform(effects[index]) }
-    }
-    effects.empty()
+    // In order, each moved out of the buffer (reversed, then popped): no effect is
+    // copied, and none is left to destroy. `perform` never touches `effects` (what it
+    // causes waits in `caused`), so the buffer ends empty, its storage kept.
+    effects.reverse()
+    while let effect = effects.popLast() { perform(effect) }
   }
 
   private func perform(_ effect: Effect) {
