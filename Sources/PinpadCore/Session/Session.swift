@@ -542,9 +542,10 @@ public struct Session {
   /// (or the last write failed).
   private mutating func saveLockouts(now: Instant, _ out: inout [Effect]) {
     let at = entryTime(now)
-    for keypad in keypads {
-      saved.states[keypad.name] = keypad.machine.lockoutState
-      saved.guessed.remove(keypad.name)
+    // By index: a keypad is not copied to be read. The guesses are mostly none.
+    for k in keypads.indices {
+      saved.states[keypads[k].name] = keypads[k].machine.lockoutState
+      if !saved.guessed.isEmpty { saved.guessed.remove(keypads[k].name) }
     }
     // A conservative lock for an unreadable file ("*") or a corrupt line ends with its
     // lock: a garbled name is not kept in the file as a keypad.
