@@ -23,3 +23,79 @@ import Testing
     _ = writer
   }
 }
+
+/// The handler table: slots reused, and an event for a descriptor unwatched earlier in
+/// the same batch never reaches whoever took its slot.
+@Suite struct EventLoopSlotTests {
+  /// A pipe: (read end, write end), closed by `close`.
+  private func pipePair() -> (read: FileDescriptor, write: FileDescriptor) {
+    var fds: [Int32] = [0, 0]
+    #expect(pipe(&fds) == 0)
+    return (FileDescriptor(rawValue: fds[0]), FileDescriptor(rawValue: fds[1]))
+  }
+
+  private func close(_ pair: (read: FileDescriptor, write: FileDescriptor)) {
+    _ = Glibc.close(pair.read.rawValue)
+    _ = Glibc.close(pair.write.rawValue)
+  }
+
+  private func poke(_ pair: (read: FileDescriptor, write: FileDescriptor)) {
+    var byte: UInt8 = 1
+    #expect(Glibc.write(pair.write.rawValue, &byte, 1) == 1)
+  }
+
+  private func drain(_ pair: (read: FileDescriptor, write: FileDescriptor)) {
+    var buffer = [UInt8](repeating: 0, count: 16)
+    _ = Glibc.read(pair.read.rawValue, &buffer, 16)
+  }
+
+  @Test func aStaleEventDoesNotReachTheHandlerThatTookItsSlot() throws {
+    let loop = try EventLoop()
+    let a = pipePair()
+    let b = pipePair()
+    let c = pipePair()
+    defer { for pair in [a, b, c] { close(pair) } }
+    var calls: [String] = []
+    // A's handler, called first, unwatches B (ready in the same batch) and watches C,
+    // which takes B's slot; C is readable too. B's queued event must be dropped.
+    try loop.watch(a.read, .readable) { _ in
+      calls.append("A")
+      loop.unwatch(b.read)
+      try? loop.watch(c.read, .readable) { _ in calls.append("C") }
+    }
+    try loop.watch(b.read, .readable) { _ in calls.append("B") }
+    poke(a)
+    poke(b)
+    poke(c)
+    #expect(try loop.turn(timeoutMilliseconds: 1000) == 2)
+    #expect(calls == ["A"])
+    // C is served from the next batch on, from the slot B had.
+    calls = []
+    loop.unwatch(a.read)
+    #expect(try loop.turn(timeoutMilliseconds: 1000) == 1)
+    #expect(calls == ["C"])
+    loop.unwatch(c.read)
+    #expect(loop.watchedCount == 0)
+  }
+
+  @Test func slotsAreReusedAndEveryHandlerKeepsItsDescriptor() throws {
+    let loop = try EventLoop()
+    let pairs = (0..<50).map { _ in pipePair() }
+    defer { for pair in pairs { close(pair) } }
+    let poked = Set(stride(from: 0, to: 50, by: 7))
+    for round in 0..<3 {
+      var seen: [Int] = []
+      // A different order each round, so the slots change hands.
+      for n in round % 2 == 0 ? Array(0..<50) : Array((0..<50).reversed()) {
+        try loop.watch(pairs[n].read, .readable) { _ in seen.append(n) }
+      }
+      for n in poked { poke(pairs[n]) }
+      #expect(try loop.turn(timeoutMilliseconds: 1000) == poked.count)
+      #expect(Set(seen) == poked, "round \(round)")
+      #expect(seen.count == poked.count, "round \(round)")
+      for n in poked { drain(pairs[n]) }
+      for pair in pairs { loop.unwatch(pair.read) }
+      #expect(loop.watchedCount == 0)
+    }
+  }
+}

@@ -12,12 +12,17 @@ import PinpadCore
 public final class EventLoop {
   public typealias Handler = (EventPoll.Events) -> Void
   private let poll: EventPoll
-  @exclusivity(unchecked) private var handlers: [UInt64: Handler] = [:]
+  /// The handlers, by the low 32 bits of their token (an index: no hashing for each
+  /// ready descriptor); the high bits count watches, so an event still queued for a
+  /// descriptor unwatched in the same batch finds its slot's token changed, and is
+  /// dropped, even when a new descriptor took the slot.
+  @exclusivity(unchecked) private var slots: [Slot] = []
+  @exclusivity(unchecked) private var freeSlots: [Int] = []
+  private var watches: UInt64 = 0
   @exclusivity(unchecked) private var tokens: [Int32: UInt64] = [:]
   /// The events each descriptor is watched for, so `change` skips EPOLL_CTL_MOD when
   /// nothing changes (the socket asks for `.readable` after every complete write).
   @exclusivity(unchecked) private var interests: [Int32: EventPoll.Events] = [:]
-  private var nextToken: UInt64 = 1
   @exclusivity(unchecked) private var running = false
   /// Work queued by `defer(_:)`, run after the current batch of events.
   @exclusivity(unchecked) private var deferred: [() -> Void] = []
@@ -30,10 +35,20 @@ public final class EventLoop {
   public func watch(_ fd: FileDescriptor, _ events: EventPoll.Events, handler: @escaping Handler)
     throws(Errno)
   {
-    let token = nextToken
-    nextToken += 1
-    try poll.add(fd, events, token: token)
-    handlers[token] = handler
+    let index: Int
+    if let free = freeSlots.popLast() {
+      index = free
+    } else {
+      index = slots.count
+      slots.append(Slot(token: 0, handler: nil))
+    }
+    watches &+= 1
+    let token = watches &<< 32 | UInt64(index)
+    do { try poll.add(fd, events, token: token) } catch {
+      freeSlots.append(index)
+      throw error
+    }
+    slots[index] = Slot(token: token, handler: handler)
     tokens[fd.rawValue] = token
     interests[fd.rawValue] = events
   }
@@ -50,7 +65,9 @@ public final class EventLoop {
   /// Stops watching `fd` (call before closing it).
   public func unwatch(_ fd: FileDescriptor) {
     guard let token = tokens.removeValue(forKey: fd.rawValue) else { return }
-    handlers[token] = nil
+    let index = Self.slot(of: token)
+    slots[index] = Slot(token: 0, handler: nil)
+    freeSlots.append(index)
     interests[fd.rawValue] = nil
     poll.remove(fd)
   }
@@ -81,7 +98,10 @@ public final class EventLoop {
     for i in 0..<count {
       let (token, events) = poll.ready(i)
       // A handler may have removed this descriptor while handling an earlier one.
-      handlers[token]?(events)
+      let index = Self.slot(of: token)
+      guard index < slots.count, slots[index].token == token, let handler = slots[index].handler
+      else { continue }
+      handler(events)
     }
     while !deferred.isEmpty {
       let work = deferred
@@ -92,6 +112,16 @@ public final class EventLoop {
     for work in endOfBatch { work() }
     return count
   }
+
+  private struct Slot {
+    var token: UInt64
+    var handler: Handler?
+  }
+
+  private static func slot(of token: UInt64) -> Int { Int(truncatingIfNeeded: token & 0xFFFF_FFFF) }
+
+  /// How many descriptors are watched (for the tests).
+  var watchedCount: Int { tokens.count }
 
   /// True once `stop()` was called (until `run` starts again).
   public private(set) var stopped = false
