@@ -216,7 +216,7 @@ public final class Daemon {
     // In order, each moved out of the buffer (reversed, then popped): no effect is
     // copied, and none is left to destroy. `perform` never touches `effects` (what it
     // causes waits in `caused`), so the buffer ends empty, its storage kept.
-    effects.reverse()
+    if effects.count > 1 { effects.reverse() }
     while let effect = effects.popLast() { perform(effect) }
   }
 
