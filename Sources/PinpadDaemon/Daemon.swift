@@ -213,11 +213,17 @@ public final class Daemon {
   /// not copied on its way in).
   private func handleAndPerform(_ event: SessionEvent) {
     session.handle(event, now: clock(), into: &effects)
-    // In order, each moved out of the buffer (reversed, then popped): no effect is
-    // copied, and none is left to destroy. `perform` never touches `effects` (what it
-    // causes waits in `caused`), so the buffer ends empty, its storage kept.
-    if effects.count > 1 { effects.reverse() }
-    while let effect = effects.popLast() { perform(effect) }
+    // In order, each swapped out of the buffer for a `.stop` (which has nothing to
+    // release): no effect is copied. `perform` never touches `effects` (what it causes
+    // waits in `caused`); the buffer is emptied after, its storage kept.
+    var index = 0
+    while index < effects.count {
+      var effect = Effect.stop
+      swap(&effect, &effects[index])
+      perform(effect)
+      index += 1
+    }
+    effects.empty()
   }
 
   private func perform(_ effect: Effect) {
