@@ -202,7 +202,8 @@ public final class Daemon {
     handleAndPerform(event)
     var next = 0
     while next < caused.count {
-      let event = caused[next]
+      var event = SessionEvent.tick  // left in its place, never handled: not copied out
+      swap(&event, &caused[next])
       next += 1
       handleAndPerform(event)
     }
