@@ -63,7 +63,11 @@ done
 # Issue 24.8: not group input, which would let it read every keyboard.
 id -nG pinpadd | tr ' ' '\n' | grep -qx input && rig_fail "pinpadd is in group input"
 [ "$(getent passwd pinpadd | cut -d: -f6)" = /var/lib/pinpadd ] || rig_fail "home of pinpadd"
-udevadm settle --timeout=60 || rig_fail "udevadm settle"
+# A starved guest's udevd may not answer udevadm's control socket in time ("Failed to
+# wait for daemon to reply"): asked again, up to three times.
+settled=no
+for _ in 1 2 3; do udevadm settle --timeout=60 && { settled=yes; break; }; done
+[ $settled = yes ] || rig_fail "udevadm settle"
 usb=$(rig_node_of "QEMU USB Keyboard") || rig_fail "no USB keyboard"
 at=$(rig_node_of "AT Translated") || rig_fail "no AT keyboard"
 info=$(udevadm info "$usb")
@@ -276,6 +280,20 @@ rig_measure socket_reactivation_status "$t0"
 # --- the watchdog bites: a process that stops pinging is aborted and restarted -----------
 # SIGSTOP stands for a hang; systemd's SIGABRT stays pending on a stopped process (it
 # sends no SIGCONT), so the process is continued once systemd has seen the timeout.
+# First systemd must have taken READY=1 and be taking the pings as they come: on a
+# starved guest it read the re-activated process's notifications 25 s late, and each
+# ping it took from that backlog moved the watchdog on, long after the process stopped
+# (no timeout in 90 s). A ping taken after it is active tells the backlog is read.
+deadline=$((SECONDS + 120))
+until [ "$(prop pinpadd ActiveState)" = active ]; do
+  [ "$SECONDS" -ge "$deadline" ] && rig_fail "pinpadd not active after its re-activation"
+  rig_nap 0.2
+done
+ping=$(prop pinpadd WatchdogTimestampMonotonic)
+until [ "$(prop pinpadd WatchdogTimestampMonotonic)" != "$ping" ]; do
+  [ "$SECONDS" -ge "$deadline" ] && rig_fail "systemd takes no watchdog ping after the re-activation"
+  rig_nap 0.2
+done
 pid=$(prop pinpadd MainPID)
 t0=$(rig_now)
 kill -STOP "$pid"
