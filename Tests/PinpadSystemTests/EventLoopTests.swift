@@ -27,24 +27,27 @@ import Testing
 /// The handler table: slots reused, and an event for a descriptor unwatched earlier in
 /// the same batch never reaches whoever took its slot.
 @Suite struct EventLoopSlotTests {
-  /// A pipe: (read end, write end), closed by `close`.
-  private func pipePair() -> (read: FileDescriptor, write: FileDescriptor) {
-    var fds: [Int32] = [0, 0]
-    #expect(pipe(&fds) == 0)
-    return (FileDescriptor(rawValue: fds[0]), FileDescriptor(rawValue: fds[1]))
+  /// A pipe whose ends close with it.
+  private final class Pipe {
+    let readEnd: OwnedDescriptor
+    let writeEnd: OwnedDescriptor
+    init() {
+      var fds: [Int32] = [-1, -1]
+      #expect(pipe(&fds) == 0)
+      readEnd = OwnedDescriptor(taking: fds[0])
+      writeEnd = OwnedDescriptor(taking: fds[1])
+    }
+    var read: FileDescriptor { readEnd.fd }
   }
 
-  private func close(_ pair: (read: FileDescriptor, write: FileDescriptor)) {
-    _ = Glibc.close(pair.read.rawValue)
-    _ = Glibc.close(pair.write.rawValue)
-  }
+  private func pipePair() -> Pipe { Pipe() }
 
-  private func poke(_ pair: (read: FileDescriptor, write: FileDescriptor)) {
+  private func poke(_ pair: Pipe) {
     var byte: UInt8 = 1
-    #expect(Glibc.write(pair.write.rawValue, &byte, 1) == 1)
+    #expect(Glibc.write(pair.writeEnd.fd.rawValue, &byte, 1) == 1)
   }
 
-  private func drain(_ pair: (read: FileDescriptor, write: FileDescriptor)) {
+  private func drain(_ pair: Pipe) {
     var buffer = [UInt8](repeating: 0, count: 16)
     _ = Glibc.read(pair.read.rawValue, &buffer, 16)
   }
@@ -54,7 +57,6 @@ import Testing
     let a = pipePair()
     let b = pipePair()
     let c = pipePair()
-    defer { for pair in [a, b, c] { close(pair) } }
     var calls: [String] = []
     // A's handler, called first, unwatches B (ready in the same batch) and watches C,
     // which takes B's slot; C is readable too. B's queued event must be dropped.
@@ -81,7 +83,6 @@ import Testing
   @Test func slotsAreReusedAndEveryHandlerKeepsItsDescriptor() throws {
     let loop = try EventLoop()
     let pairs = (0..<50).map { _ in pipePair() }
-    defer { for pair in pairs { close(pair) } }
     let poked = Set(stride(from: 0, to: 50, by: 7))
     for round in 0..<3 {
       var seen: [Int] = []
