@@ -35,8 +35,8 @@ RUNDIR := $(CURDIR)/run
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # What `make install` and `make deb` ship: a release build with the Swift runtime linked
-# in statically and no RUNPATH, so a device needs no toolchain, only libudev, libevdev,
-# libcrypt, zlib, libstdc++ and libc; linked with -z now (full RELRO). Binaries are
+# in statically (and libstdc++) and no RUNPATH, so a device needs no toolchain, only
+# libudev, libevdev, libcrypt, zlib and libc; linked with -z now (full RELRO). Binaries are
 # stripped on install (debian/rules installs them unstripped so that dh_strip keeps the
 # symbols in pinpadd-dbgsym).
 # `make install INSTALL_CONFIGURATION=debug` installs the debug build instead: it only
@@ -77,11 +77,13 @@ endif
 endif
 SWIFT_6_0 := $(shell $(SWIFT) --version 2>/dev/null | grep -q 'Swift version 6\.0\.' && echo 1)
 RELEASE_FLAGS += $(if $(SWIFT_6_0),-Xswiftc -Xfrontend -Xswiftc -enable-copy-propagation=false)
-# The unwind tables go everywhere but there: 6.0.3's lld (LLVM 17) fails an assertion on
-# an INSERT script beside the --defsym main= that SwiftPM gives every executable, so
-# its builds (the arm64 package among them) keep them.
+# The unwind tables go, and the runtime's zero-filled backtrace settings leave the file
+# (tools/nobits-backtrace-settings.ld: 64 KiB), everywhere but there: 6.0.3's lld
+# (LLVM 17) fails an assertion on an INSERT script beside the --defsym main= that
+# SwiftPM gives every executable, so its builds (the arm64 package among them) keep both.
 RELEASE_FLAGS += $(if $(SWIFT_6_0),,-Xlinker --no-eh-frame-hdr -Xlinker -T \
-  -Xlinker $(CURDIR)/tools/discard-unwind-tables.ld)
+  -Xlinker $(CURDIR)/tools/discard-unwind-tables.ld \
+  -Xlinker -T -Xlinker $(CURDIR)/tools/nobits-backtrace-settings.ld)
 
 # Debian 13 (trixie) has its own Swift, swiftlang 6.0.3. tools/debian13-root.sh makes a
 # trixie root with it under .build/debian13/root (once: ~2.9 GB, Debian's mirror), and
@@ -114,6 +116,20 @@ export PKG_CONFIG_PATH := /usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgcon
 export PKG_CONFIG_LIBDIR := $(PKG_CONFIG_PATH)
 endif
 endif
+# libstdc++ is linked in statically too (what the Swift runtime uses of it: 60 KB): the
+# loader then resolves no C++ symbols at each start (2 300 symbol relocations become
+# 630; half of the instructions from exec to the first accepted connection, bench/
+# README.md "sixth round"). The runtime's own `-lstdc++` finds the archive first in this
+# folder, which holds nothing else; it is the newest GCC's, the one clang links against.
+STATIC_CXX := $(CURDIR)/.build/static-libstdc++/$(ARCH)$(if $(filter 1,$(PINPADD_DEBIAN13)),-debian13)
+STATIC_CXX_TRIPLET := $(if $(filter arm64,$(ARCH)),aarch64-linux-gnu,x86_64-linux-gnu)
+RELEASE_FLAGS += -Xlinker -L$(STATIC_CXX)
+
+$(STATIC_CXX)/libstdc++.a:
+	@archive=$$(ls -v /usr/lib/gcc/$(STATIC_CXX_TRIPLET)/*/libstdc++.a 2>/dev/null | tail -n 1); \
+	  [ -n "$$archive" ] || { echo "no /usr/lib/gcc/$(STATIC_CXX_TRIPLET)/*/libstdc++.a (libstdc++-dev)" >&2; exit 1; }; \
+	  mkdir -p $(@D) && ln -sf "$$archive" $@
+
 # Every unit in systemd/ is installed (and so packaged): a new unit needs no line here.
 UNITS := $(notdir $(wildcard systemd/*.service systemd/*.socket))
 
@@ -157,7 +173,7 @@ build: deps
 	$(SWIFT) build -c $(CONFIGURATION)
 
 ifeq ($(ARCH)$(PINPADD_DEBIAN13),arm641)
-release: $(ARM64_BUILD)/destination.json
+release: $(ARM64_BUILD)/destination.json $(STATIC_CXX)/libstdc++.a
 	$(SWIFT) build $(RELEASE_FLAGS)
 
 # SwiftPM's cross destination (v1): this root's toolchain, "/" as the SDK (the arm64
@@ -170,7 +186,7 @@ $(ARM64_BUILD)/destination.json: Makefile
 else
 # SwiftPM relinks nothing when only tools/pinpadd.order changed: the programs are
 # removed then, so that they are linked again in the new order.
-release: deps
+release: deps $(STATIC_CXX)/libstdc++.a
 	@dir=$(or $(RELEASE_SCRATCH),.build)/release; \
 	  if [ -e $$dir/pinpadd ] && [ tools/pinpadd.order -nt $$dir/pinpadd ]; then \
 	    rm -f $$dir/pinpadd $$dir/pinpadctl; fi

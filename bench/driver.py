@@ -223,11 +223,12 @@ class Bench:
                 "--state-dir", state, "--log-level", "warning"]
         return Daemon(argv, sock, self.log, drain=display.startswith("console"), env=env)
 
-    def floor_listener(self):
-        """bench/floor/listen.swift: binds, accepts, says one line; the start-up floor."""
+    def floor_listener(self, variant="listen-swift_static"):
+        """bench/floor/listen.swift: binds, accepts, says one line; the start-up floor.
+        `listen-swift_static_cxx`: the same with libstdc++ linked in too, as pinpadd is."""
         self.runs += 1
         sock = os.path.join(self.dir, f"f{self.runs}.sock")
-        program = os.path.join(self.args.floor_dir, "listen-swift_static")
+        program = os.path.join(self.args.floor_dir, variant)
         return Daemon([program, sock], sock, self.log)
 
     def baseline(self, env=None, wrap=(), program=None):
@@ -284,6 +285,9 @@ class Bench:
         if self.args.floor_dir:
             starters.append(("f", self.floor_listener))
             start["f"], start_cpu["f"] = [], []
+            if os.path.exists(os.path.join(self.args.floor_dir, "listen-swift_static_cxx")):
+                starters.append(("fx", lambda: self.floor_listener("listen-swift_static_cxx")))
+                start["fx"], start_cpu["fx"] = [], []
         for _ in range(15):
             for key, make in starters:
                 daemon = make()
@@ -303,6 +307,9 @@ class Bench:
         if "f" in start:
             emit("startup_ms_floor", med["start"]["f"])
             emit("startup_cpu_ms_floor", med["start_cpu"]["f"])
+        if "fx" in start:
+            emit("startup_ms_floor_static_cxx", med["start"]["fx"])
+            emit("startup_cpu_ms_floor_static_cxx", med["start_cpu"]["fx"])
         # The state directory (the lockout file) on tmpfs: what the file's writes cost.
         if os.path.isdir("/dev/shm"):
             tmpfs = tempfile.mkdtemp(prefix="pinpadd-bench.", dir="/dev/shm")
@@ -321,6 +328,9 @@ class Bench:
         self.ratios["startup_ratio"] = med["start"]["p"] / med["start"]["c"]
         if "f" in start:
             self.ratios["startup_floor_ratio"] = med["start"]["p"] / med["start"]["f"]
+        if "fx" in start:  # against the floor linked as pinpadd is (libstdc++ in it too)
+            self.ratios["startup_floor_static_cxx_ratio"] = (med["start"]["p"]
+                                                             / med["start"]["fx"])
 
     def syscalls(self):
         results = {}

@@ -35,6 +35,12 @@ fi
 swiftc -O -static-stdlib -o "$work/empty-swift_static" bench/floor/empty.swift
 swiftc -O -o "$work/empty-swift_dynamic" bench/floor/empty.swift
 swiftc -O -static-stdlib -o "$work/listen-swift_static" bench/floor/listen.swift
+# The same linked as pinpadd is, libstdc++ in it too (the folder `make release` made).
+cxx=.build/static-libstdc++/$(dpkg --print-architecture)
+if [ -e "$cxx/libstdc++.a" ]; then
+  swiftc -O -static-stdlib -use-ld=lld -L "$cxx" -o "$work/listen-swift_static_cxx" \
+    bench/floor/listen.swift
+fi
 cc -O2 -o "$work/empty-c" bench/floor/empty.c
 
 {

@@ -109,7 +109,7 @@ for package in "${packages[@]}"; do
 done
 
 # --- binaries ------------------------------------------------------------------------
-allowed='^(libmosquitto\.so\.1|libsqlite3\.so\.0|libudev\.so\.1|libevdev\.so\.2|libcrypt\.so\.1|libm\.so\.6|libz\.so\.1|libstdc\+\+\.so\.6|libgcc_s\.so\.1|libc\.so\.6|ld-linux-.*\.so\.[0-9]+)$'
+allowed='^(libmosquitto\.so\.1|libsqlite3\.so\.0|libudev\.so\.1|libevdev\.so\.2|libcrypt\.so\.1|libm\.so\.6|libz\.so\.1|libgcc_s\.so\.1|libc\.so\.6|ld-linux-.*\.so\.[0-9]+)$'
 for bin in usr/sbin/pinpadd usr/bin/pinpadctl; do
   elf=$work/root/$bin
   dynamic=$(readelf -d "$elf")
@@ -118,6 +118,9 @@ for bin in usr/sbin/pinpadd usr/bin/pinpadctl; do
   fi
   grep -q 'BIND_NOW' <<<"$dynamic" || fail "$bin is not linked with -z now"
   needed=$(sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' <<<"$dynamic")
+  if grep -q '^libstdc++' <<<"$needed"; then
+    fail "$bin loads libstdc++ at run time; the Makefile's STATIC_CXX links it in"
+  fi
   others=$(grep -vE "$allowed" <<<"$needed" || true)
   [[ -z $others ]] || fail "$bin needs libraries outside Debian's base set: $others"
   grep -q swift <<<"$needed" && fail "$bin needs a Swift library: $needed"
@@ -194,9 +197,11 @@ changelog_version=$(dpkg-parsechangelog -l "$src/debian/changelog" -S Version)
 [[ $daemon_version == "$source_version" ]] || fail "pinpadd --version says $daemon_version, not $source_version"
 arch=${DEB_HOST_ARCH:-$(dpkg --print-architecture)}
 # What dpkg-shlibdeps must find (and must not) in each package's Depends.
-declare -A needs=([pinpadd]="libc6 libudev1 libevdev2 zlib1g libstdc++6 libgcc-s1"
-  [pinpadctl]="libc6 libcrypt1 libmosquitto1 libsqlite3-0 libstdc++6 libgcc-s1")
-declare -A lacks=([pinpadd]="libmosquitto1 libcrypt1 libsqlite3-0" [pinpadctl]="libudev1 libevdev2")
+# libstdc++ is linked in (the Makefile's STATIC_CXX): neither package needs libstdc++6.
+declare -A needs=([pinpadd]="libc6 libudev1 libevdev2 zlib1g libgcc-s1"
+  [pinpadctl]="libc6 libcrypt1 libmosquitto1 libsqlite3-0 libgcc-s1")
+declare -A lacks=([pinpadd]="libmosquitto1 libcrypt1 libsqlite3-0 libstdc++6"
+  [pinpadctl]="libudev1 libevdev2 libstdc++6")
 for package in "${packages[@]}"; do
   deb=${debs[$package]}
   version=$(field "$package" Version)
@@ -212,7 +217,7 @@ for package in "${packages[@]}"; do
     grep -qE "(^|, )${lib//+/\\+}( |,|\$)" <<<"$depends" || fail "$package: Depends lacks $lib: $depends"
   done
   for lib in ${lacks[$package]}; do
-    grep -qE "(^|, )${lib}( |,|\$)" <<<"$depends" && fail "$package: Depends has $lib: $depends"
+    grep -qE "(^|, )${lib//+/\\+}( |,|\$)" <<<"$depends" && fail "$package: Depends has $lib: $depends"
   done
   grep -qF 'systemd | systemd-standalone-sysusers' <<<"$depends" || fail "$package: Depends lacks sysusers: $depends"
   grep -qi swift <<<"$depends" && fail "$package: Depends names Swift: $depends"

@@ -23,10 +23,14 @@ strip -o "$work/pinpadd" "$BIN/pinpadd"
 pinpadd=$(stat -c %s "$work/pinpadd")
 echo "pinpadd_stripped_bytes: $pinpadd"
 
-# The floor, compiled and linked as the Makefile's RELEASE_FLAGS make pinpadd.
-"$SWIFTC" -O -static-stdlib -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
+# The floor, compiled and linked as the Makefile's RELEASE_FLAGS make pinpadd (libstdc++
+# in it too when `make release` has made its folder).
+cxx=.build/static-libstdc++/$(dpkg --print-architecture)
+"$SWIFTC" -O -static-stdlib -use-ld=lld $([ -e "$cxx/libstdc++.a" ] && echo -L "$cxx") \
+  -Xlinker -z -Xlinker pack-relative-relocs \
   -Xlinker -z -Xlinker now -Xlinker --gc-sections -Xlinker --no-export-dynamic \
   -Xlinker --no-eh-frame-hdr -Xlinker -T -Xlinker tools/discard-unwind-tables.ld \
+  -Xlinker -T -Xlinker tools/nobits-backtrace-settings.ld \
   -Xfrontend -function-sections -o "$work/empty" bench/floor/empty.swift
 strip "$work/empty"
 floor=$(stat -c %s "$work/empty")
