@@ -31,6 +31,9 @@ pin=1357 wrong=2468
 dump() {
   echo "-- daemon log"; tail -n 40 "$log"; echo "-- sim log"; tail -n 20 "$sim_log"
   echo "-- messages"; tail -n 20 "$messages"
+  # A crash: the kernel names the faulting address and the offset into the binary
+  # (show_unhandled_signals); pinpadd is not dumpable, so there is no core.
+  echo "-- kernel"; dmesg | grep -E "segfault|traps:|general protection|trap " | tail -n 5
 }
 # wait_for COUNT REGEX FILE WHAT: until COUNT lines of FILE match REGEX (120 s).
 wait_for() {
