@@ -22,6 +22,8 @@ extension Daemon {
     display = try DisplaySetup.open(options.display, config.display, log: log)
     // No display, no screen model: nothing would look at it.
     session.drawsScreen = !(display is NoDisplay)
+    // No service manager, no STATUS= text built per code.
+    session.reportsStatus = Systemd.notifies
     DisplaySetup.shareTerminal(
       display, terminalInput: options.inputs.contains(.terminal), config.entry, log: log)
     let deliver = { [unowned self] (keypad: String, event: SourceEvent) in

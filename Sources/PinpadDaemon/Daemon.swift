@@ -293,7 +293,9 @@ public final class Daemon {
 
   /// After each batch of events: the screen, then the one timer.
   private func afterEvents() {
-    send(.endOfBatch)
+    // The batch's end only draws the screen: without one (`--display none`) it would
+    // be an event per turn of the loop that nothing reads.
+    if session.drawsScreen { send(.endOfBatch) }
     deadlineTimer.fire(by: nextDeadline)
   }
 

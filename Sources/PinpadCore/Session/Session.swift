@@ -53,6 +53,9 @@ public struct Session {
   /// False when no display draws (`--display none`): no `ScreenModel` is built and no
   /// `Effect.show` asked for.
   public var drawsScreen = true
+  /// False when no service manager takes STATUS= lines (no $NOTIFY_SOCKET): the
+  /// per-code status text is not built. READY=1 is asked for either way.
+  public var reportsStatus = true
   /// `feed`'s buffer for an entry machine's actions, kept between keys.
   private var spareActions: [EntryAction] = []
   private var saved: SavedLockouts
@@ -219,6 +222,11 @@ public struct Session {
   /// the line is built only then.
   private func log(_ level: LogLevel, _ line: @autoclosure () -> String, _ out: inout [Effect]) {
     if level >= settings.logLevel { out.append(.log(level, line())) }
+  }
+
+  /// A STATUS= line for the service manager, built only when one takes it.
+  private func status(_ text: @autoclosure () -> String, _ out: inout [Effect]) {
+    if reportsStatus { out.append(.notify("STATUS=" + text())) }
   }
 
   // MARK: Time
@@ -414,7 +422,7 @@ public struct Session {
           deadline: now + config.socket.deliveryTimeout)
         let what = card == nil ? "code" : digits.isEmpty ? "card" : "card and code"
         log(.info, "keypad \(keypad): \(what) submitted as attempt \(id)", &out)
-        out.append(.notify("STATUS=Checking attempt \(id)"))
+        status("Checking attempt \(id)", &out)
         offerWaitingCodes(&out)
       case .feedback(let feedback):
         presenter.showFeedback(feedback, now: at)
@@ -484,7 +492,7 @@ public struct Session {
           .denied(message: message, attemptsLeft: machine(keypad)?.attemptsLeft), now: at)
       }
       saveLockouts(now: now, &out)
-      out.append(.notify("STATUS=Waiting for keys"))
+      status("Waiting for keys", &out)
     case .alreadyDecided:
       out.append(.reply(client: client, .error("attempt \(id) was already decided")))
     case .timedOut:
@@ -530,7 +538,7 @@ public struct Session {
         feed(.verdict(.undelivered), keypad: expired.keypad, at: at, now: now, &out)
         presenter.showResult(.unavailable, now: at)
       }
-      out.append(.notify("STATUS=Waiting for keys"))
+      status("Waiting for keys", &out)
     }
     _ = presenter.expire(now: at)
     if let retry = lockoutRetry, retry <= now { saveLockouts(now: now, &out) }

@@ -35,6 +35,15 @@ public enum Systemd {
     }
   }
 
+  /// Whether $NOTIFY_SOCKET names a socket: the daemon was started by a service manager
+  /// that takes notifications (`notify` does nothing otherwise).
+  public static var notifies: Bool {
+    notifySocket.withLock { notify in
+      if !notify.resolved { notify.resolve() }
+      return notify.length > 0
+    }
+  }
+
   /// Sends `state` ("READY=1", "WATCHDOG=1", "STOPPING=1", "STATUS=...") to
   /// $NOTIFY_SOCKET; does nothing when not run by systemd. No allocation once the first
   /// has been sent.

@@ -43,6 +43,37 @@ import Testing
     #expect(blind.frames.isEmpty)
   }
 
+  @Test("without a service manager no STATUS= line is asked for; READY=1 and the rest stay")
+  func noServiceManagerNoStatus() {
+    var managed = SessionScript()
+    var alone = SessionScript()
+    alone.session.reportsStatus = false
+    #expect(managed.send(.start) == alone.send(.start), "READY=1 is asked for either way")
+    let script = "clients=1 1 2 3 4 ENTER granted 5 6 7 8 ENTER +31 tick"
+    let withStatus = managed.run(script)
+    let without = alone.run(script)
+    #expect(withStatus.contains("notify(STATUS=Checking attempt"), "\(withStatus)")
+    #expect(withStatus.contains("notify(STATUS=Waiting for keys)"), "\(withStatus)")
+    #expect(!without.contains("notify("), "\(without)")
+    // The trace's items less notify(...) ones (their text has spaces of its own).
+    let drop = { (trace: String) -> [Substring] in
+      var kept: [Substring] = []
+      var inNotify = false
+      for item in trace.split(separator: " ") {
+        if item.hasPrefix("notify(") {
+          inNotify = !item.hasSuffix(")")
+        } else if inNotify {
+          inNotify = !item.hasSuffix(")")
+        } else {
+          kept.append(item)
+        }
+      }
+      return kept
+    }
+    #expect(drop(without) == drop(withStatus))
+    #expect(drop(withStatus).contains("verdict(ab-1,granted)"), "\(withStatus)")
+  }
+
   @Test("each keypad's entry messages name it and count its own digits")
   func entryMessagesPerKeypad() {
     var s = SessionScript()
