@@ -4,8 +4,12 @@
 ///
 /// Pure: time comes in, nothing is read or written.
 public struct ScreenPresenter {
-  public static let resultDuration: Duration = .seconds(3)
-  public static let noticeDuration: Duration = .seconds(2)
+  /// How long a verdict and a notice stay, in nanoseconds (added for every code: a
+  /// `Duration`'s arithmetic is 128-bit).
+  private static let resultNanoseconds: Int64 = 3_000_000_000
+  private static let noticeNanoseconds: Int64 = 2_000_000_000
+  public static let resultDuration: Duration = .nanoseconds(resultNanoseconds)
+  public static let noticeDuration: Duration = .nanoseconds(noticeNanoseconds)
 
   private var result: (phase: ScreenModel.Phase, until: Instant)? = nil
   private var notice: (text: String, until: Instant)? = nil
@@ -17,7 +21,7 @@ public struct ScreenPresenter {
 
   /// Shows `phase` (a verdict or a delivery failure) until it expires or a key is pressed.
   public mutating func showResult(_ phase: ScreenModel.Phase, now: Instant) {
-    result = (phase, now + ScreenPresenter.resultDuration)
+    result = (phase, now.adding(nanoseconds: Self.resultNanoseconds))
   }
 
   public var hasResult: Bool { result != nil }
@@ -37,7 +41,7 @@ public struct ScreenPresenter {
     case .cardRejected: text = "Card not read, try again"
     case .locked: return
     }
-    notice = (text, now + ScreenPresenter.noticeDuration)
+    notice = (text, now.adding(nanoseconds: Self.noticeNanoseconds))
   }
 
   /// Drops what has expired; true when that changed the screen.
@@ -64,9 +68,9 @@ public struct ScreenPresenter {
     var earliest = result?.until
     if let n = notice?.until, earliest.map({ n < $0 }) ?? true { earliest = n }
     if result == nil, case .locked(let until)? = phase, until > now {
-      let left = (until - now).nanoseconds
+      let left = until.nanoseconds.saturatingSubtract(now.nanoseconds)
       let intoSecond = left % 1_000_000_000
-      let tick = now + .nanoseconds(intoSecond == 0 ? 1_000_000_000 : intoSecond)
+      let tick = now.adding(nanoseconds: intoSecond == 0 ? 1_000_000_000 : intoSecond)
       if earliest.map({ tick < $0 }) ?? true { earliest = tick }
     }
     return earliest
@@ -114,7 +118,7 @@ public struct ScreenPresenter {
         model.phase = .checking
         model.cursor = nil
       case .locked(let until):
-        let left = max(0, (until - now).nanoseconds)
+        let left = max(0, until.nanoseconds.saturatingSubtract(now.nanoseconds))
         model.phase = .locked(secondsLeft: Int((left + 999_999_999) / 1_000_000_000))
         model.cursor = nil
       }

@@ -70,6 +70,10 @@ public struct Session {
   /// In nanoseconds, never negative (a `Duration`'s arithmetic is 128-bit, and this is
   /// read after every batch).
   private var lead: Int64 = 0
+  /// `[Socket]`'s DeliveryTimeoutSec and VerdictTimeoutSec in nanoseconds, added to the
+  /// clock for every code (taken once: [Socket] is not reloaded).
+  private let deliveryTimeout: Int64
+  private let verdictTimeout: Int64
   private var random: any RandomNumberGenerator
 
   public init(
@@ -79,6 +83,8 @@ public struct Session {
   ) {
     self.settings = settings
     self.config = config
+    deliveryTimeout = config.socket.deliveryTimeout.nanoseconds
+    verdictTimeout = config.socket.verdictTimeout.nanoseconds
     self.saved = saved
     self.random = random
     attempts = AttemptBook(random: idRandom)
@@ -419,7 +425,7 @@ public struct Session {
         }
         let id = attempts.add(
           keypad: keypad, digits: digits, card: card,
-          deadline: now + config.socket.deliveryTimeout)
+          deadline: now.adding(nanoseconds: deliveryTimeout))
         let what = card == nil ? "code" : digits.isEmpty ? "card" : "card and code"
         log(.info, "keypad \(keypad): \(what) submitted as attempt \(id)", &out)
         status("Checking attempt \(id)", &out)
@@ -451,11 +457,11 @@ public struct Session {
     if connected > 0 { log(.debug, "attempt \(id): sent to \(clients) client(s)", &out) }
     let outcome = attempts.offerAnswered(
       id: id, clients: clients, connected: connected,
-      verdictDeadline: now + config.socket.verdictTimeout)
+      verdictDeadline: now.adding(nanoseconds: verdictTimeout))
     if outcome == .firstWithoutClient {
       log(
         .warning,
-        "attempt \(id): no controller connected, waiting up to \(config.socket.deliveryTimeout.seconds) s",
+        "attempt \(id): no controller connected, waiting up to \(Double(deliveryTimeout) / 1e9) s",
         &out)
     }
   }
@@ -527,7 +533,7 @@ public struct Session {
       if expired.delivered {
         log(
           .warning,
-          "attempt \(expired.id): no verdict within \(config.socket.verdictTimeout.seconds) s", &out
+          "attempt \(expired.id): no verdict within \(Double(verdictTimeout) / 1e9) s", &out
         )
         out.append(.broadcast(.verdict(id: expired.id, result: .timeout)))
         out.append(.dropUnreadCode(id: expired.id))
