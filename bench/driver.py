@@ -38,6 +38,10 @@ ALLOC_WARMUP = 20
 ALLOC_CODES = 200
 INSTR_CODES = (20, 220)  # callgrind runs of few and many codes; the difference counts
 REPLAY_PRESSES = 40_000
+# Each replay round is some 20 ms of CPU less a start's (2-3 ms, which itself moves by a
+# millisecond): with three rounds one slow one moved the median by a third.
+REPLAY_ROUNDS = 7
+REPLAY_INSTR_PRESSES = 4_000  # the replay under callgrind (about 50 times slower)
 STALLED_CLIENTS = 200
 CLIENTS = 1000
 
@@ -79,6 +83,18 @@ def status_kib(pid, key):
             if line.startswith(key + ":"):
                 return int(line.split()[1])
     return 0
+
+
+def settled_cpu(pid, quiet=0.3):
+    """The CPU nanoseconds of `pid` once they stopped growing for `quiet` seconds (a
+    replay has ended)."""
+    last, since = cpu_ns(pid), time.perf_counter()
+    while time.perf_counter() - since < quiet:
+        time.sleep(0.05)
+        now = cpu_ns(pid)
+        if now != last:
+            last, since = now, time.perf_counter()
+    return last
 
 
 class Daemon:
@@ -398,6 +414,33 @@ class Bench:
         emit("code_instructions_c", results["c"])
         self.ratios["code_instructions_ratio"] = results["p"] / max(results["c"], 1)
 
+        # The replay the same way: a recording of REPLAY_INSTR_PRESSES presses less the
+        # empty one, per press (pinpadd replays them through the session; C parses).
+        path, empty = self.recordings(REPLAY_INSTR_PRESSES)
+        per_press = {}
+        for key in ("p", "c"):
+            counts = []
+            for recording in (empty, path):
+                out = os.path.join(self.dir, f"callgrind-replay-{key}-{len(counts)}.out")
+                wrap = (valgrind, "--tool=callgrind", "--quiet", f"--callgrind-out-file={out}")
+                if key == "p":
+                    daemon = self.pinpadd(input_spec=f"replay-fast:{recording}", wrap=wrap,
+                                          program=program)
+                    try:
+                        settled_cpu(daemon.pid)
+                    finally:
+                        daemon.stop()
+                else:
+                    subprocess.run([*wrap, self.args.baseline, "parse", recording],
+                                   stdout=subprocess.DEVNULL, check=True)
+                with open(out) as f:
+                    totals = [line for line in f if line.startswith(("summary:", "totals:"))]
+                counts.append(int(totals[0].split()[1]))
+            per_press[key] = (counts[1] - counts[0]) / REPLAY_INSTR_PRESSES
+        emit("replay_instructions_per_press", per_press["p"])
+        emit("replay_instructions_per_press_c", per_press["c"])
+        self.ratios["replay_instructions_ratio"] = per_press["p"] / max(per_press["c"], 1)
+
     def latency(self):
         for burst_zero, codes, suffix in ((True, LATENCY_CODES, ""),
                                           (False, LATENCY_CODES_BURST, "_default_burst")):
@@ -538,8 +581,10 @@ class Bench:
         finally:
             daemon.stop()
 
-    def replay(self):
-        path = os.path.join(self.dir, "presses.evemu")
+    def recordings(self, presses):
+        """An evemu recording of `presses` keypad presses ("1234" and Enter, each with its
+        scan code and a SYN, 80 ms apart) and one with no event; their paths."""
+        path = os.path.join(self.dir, f"presses-{presses}.evemu")
         empty = os.path.join(self.dir, "empty.evemu")
         header = ("# EVEMU 1.3\n# Input device name: \"bench keypad\"\nN: bench keypad\n"
                   "I: 0003 1a2c 0e24 0110\nP: 00 00 00 00 00 00 00 00\n"
@@ -552,7 +597,7 @@ class Bench:
         with open(path, "w") as f:
             f.write(header)
             t = 0.0
-            keys = "1234\n" * (REPLAY_PRESSES // 5)
+            keys = "1234\n" * (presses // 5)
             for k in keys:
                 c = codes[k]
                 for value in (1, 0):
@@ -561,17 +606,15 @@ class Bench:
                     f.write(f"E: {t:.6f} 0004 0004 {scan}\t# EV_MSC / MSC_SCAN             {scan}\n")
                     f.write(f"E: {t:.6f} 0001 {c:04x} {value:04d}\t# EV_KEY / KEY_KP             {value}\n")
                     f.write(f"E: {t:.6f} 0000 0000 0000\t# ------------ SYN_REPORT (0) ---------- +80ms\n")
+        return path, empty
+
+    def replay(self):
+        path, empty = self.recordings(REPLAY_PRESSES)
 
         def pinpadd_cpu(recording):
             daemon = self.pinpadd(input_spec=f"replay-fast:{recording}")
             try:
-                last, since = cpu_ns(daemon.pid), time.perf_counter()
-                while time.perf_counter() - since < 0.3:
-                    time.sleep(0.05)
-                    now = cpu_ns(daemon.pid)
-                    if now != last:
-                        last, since = now, time.perf_counter()
-                return last, status_kib(daemon.pid, "VmHWM")
+                return settled_cpu(daemon.pid), status_kib(daemon.pid, "VmHWM")
             finally:
                 daemon.stop()
 
@@ -584,7 +627,7 @@ class Bench:
             return (usage.ru_utime + usage.ru_stime) * 1e9, int(out.split()[-2])
 
         p, c, peak, peak_c = [], [], [], []
-        for _ in range(3):
+        for _ in range(REPLAY_ROUNDS):
             full, hwm = pinpadd_cpu(path)
             base, _ = pinpadd_cpu(empty)
             p.append((full - base) / 1e6)
