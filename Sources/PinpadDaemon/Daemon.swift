@@ -275,19 +275,19 @@ public final class Daemon {
     -> Int
   {
     guard let server, server.count > 0 else { return 0 }
-    let at = Clock.iso8601(wallNanoseconds: Clock.wallNanoseconds())
     // Room for the longest line (every character of a name escaped as \uXXXX), so the
     // buffer never reallocates and leaves a copy of the digits behind. It is kept
     // (locked once, zeroed after each line) and replaced only for longer names. 192: the
     // fixed members, a code and a card of 32 digits each.
-    let room = 192 + 6 * (id.utf8.count + keypad.utf8.count + at.utf8.count)
+    let room = 192 + 6 * (id.utf8.count + keypad.utf8.count + UTCTimestamp.length)
     if codeLine.capacity < room {
       codeLine = [UInt8](repeating: 0, count: room)
       codeLine.withUnsafeMutableBytes { SecretDigits.lockPages?($0.baseAddress!, $0.count) }
     }
     codeLine.removeAll(keepingCapacity: true)
     DaemonMessage.appendCode(
-      id: id, keypad: keypad, digits: digits, card: card, at: at, to: &codeLine)
+      id: id, keypad: keypad, digits: digits, card: card,
+      wallNanoseconds: Clock.wallNanoseconds(), to: &codeLine)
     return server.broadcastSecret(&codeLine, id: id)  // zeroes it
   }
 

@@ -364,6 +364,26 @@ struct ProtocolMessageTests {
   }
 
   @Test(
+    "a code line timed by the wall clock has the same bytes as one given its time as text",
+    arguments: [
+      (0, "1970-01-01T00:00:00.000Z"), (1_796_515_200_123_456_789, "2026-12-06T00:00:00.123Z"),
+      (-1, "1969-12-31T23:59:59.999Z"), (951_782_400_000_000_000, "2000-02-29T00:00:00.000Z"),
+      (Int64.max, "2262-04-11T23:47:16.854Z"), (Int64.min, "1677-09-21T00:12:43.145Z"),
+    ] as [(Int64, String)])
+  func codeLineWallClock(ns: Int64, text: String) {
+    #expect(UTCTimestamp.string(wallNanoseconds: ns) == text)
+    var given: [UInt8] = []
+    var timed: [UInt8] = []
+    DaemonMessage.appendCode(
+      id: "ab12-1", keypad: "front", digits: digits([1, 2]), card: digits([9]), at: text,
+      to: &given)
+    DaemonMessage.appendCode(
+      id: "ab12-1", keypad: "front", digits: digits([1, 2]), card: digits([9]),
+      wallNanoseconds: ns, to: &timed)
+    #expect(String(decoding: timed, as: UTF8.self) == String(decoding: given, as: UTF8.self))
+  }
+
+  @Test(
     "code digits keep their leading zeros",
     arguments: [[0], [0, 0, 0, 0], [0, 0, 7], [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]] as [[UInt8]])
   func leadingZeros(values: [UInt8]) throws {

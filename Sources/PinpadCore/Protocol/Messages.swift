@@ -358,6 +358,28 @@ public enum DaemonMessage {
     id: String, keypad: String, digits: SecretDigits, card: SecretDigits? = nil, at: String,
     to buffer: inout [UInt8]
   ) {
+    appendCode(id: id, keypad: keypad, digits: digits, card: card, to: &buffer) {
+      JSONLine.appendString(at, to: &$0)
+    }
+  }
+
+  /// The same with `at` the UTC time of `wallNanoseconds` (`UTCTimestamp`), written
+  /// straight into `buffer`: what the daemon sends.
+  public static func appendCode(
+    id: String, keypad: String, digits: SecretDigits, card: SecretDigits? = nil,
+    wallNanoseconds: Int64, to buffer: inout [UInt8]
+  ) {
+    appendCode(id: id, keypad: keypad, digits: digits, card: card, to: &buffer) {
+      $0.append(UInt8(ascii: "\""))
+      UTCTimestamp.append(wallNanoseconds: wallNanoseconds, to: &$0)
+      $0.append(UInt8(ascii: "\""))
+    }
+  }
+
+  private static func appendCode(
+    id: String, keypad: String, digits: SecretDigits, card: SecretDigits?,
+    to buffer: inout [UInt8], at appendAt: (inout [UInt8]) -> Void
+  ) {
     JSONLine.append("{\"type\":\"code\",\"id\":", to: &buffer)
     JSONLine.appendString(id, to: &buffer)
     JSONLine.append(",\"keypad\":", to: &buffer)
@@ -373,7 +395,7 @@ public enum DaemonMessage {
       JSONLine.append("\"", to: &buffer)
     }
     JSONLine.append(",\"at\":", to: &buffer)
-    JSONLine.appendString(at, to: &buffer)
+    appendAt(&buffer)
     JSONLine.append("}\n", to: &buffer)
   }
 }
