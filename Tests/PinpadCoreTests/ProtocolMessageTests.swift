@@ -346,6 +346,23 @@ struct ProtocolMessageTests {
     }
   }
 
+  @Test("a verdict line from a VerdictResult has the bytes of one from its name")
+  func verdictLineFromResult() {
+    for result in VerdictResult.allCases {
+      #expect("\(result.word)" == result.rawValue)
+      for reason in [nil, "no \"such\" code", ""] as [String?] {
+        var fromWord: [UInt8] = []
+        var fromName: [UInt8] = []
+        DaemonMessage.verdict(id: "ab-1", result: result, reason: reason, into: &fromWord)
+        DaemonMessage.verdict(id: "ab-1", result: result.rawValue, reason: reason, into: &fromName)
+        #expect(fromWord == fromName, "\(result) \(String(describing: reason))")
+        #expect(
+          String(decoding: fromWord, as: UTF8.self)
+            == DaemonMessage.verdict(id: "ab-1", result: result.rawValue, reason: reason))
+      }
+    }
+  }
+
   // MARK: - Code messages
 
   @Test("a code line carries id, keypad, code and time as strings")

@@ -299,6 +299,17 @@ public enum DaemonMessage {
     out.finish(into: &storage)
   }
 
+  /// The same for a `VerdictResult`: its word is written as it is (nothing to escape).
+  public static func verdict(
+    id: String, result: VerdictResult, reason: String?, into storage: inout [UInt8]
+  ) {
+    var out = JSONLine(type: "verdict", reusing: &storage)
+    out.string("id", id)
+    out.word("result", result.word)
+    if let reason { out.string("reason", reason) }
+    out.finish(into: &storage)
+  }
+
   public static func lockout(keypad: String, seconds: Int, into storage: inout [UInt8]) {
     var out = JSONLine(type: "lockout", reusing: &storage)
     out.string("keypad", keypad)

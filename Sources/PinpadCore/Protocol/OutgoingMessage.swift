@@ -31,7 +31,7 @@ public enum OutgoingMessage: Equatable, Sendable {
     case .keypad(let name, let added, let device, let role):
       DaemonMessage.keypad(name: name, added: added, device: device, role: role, into: &storage)
     case .verdict(let id, let result, let reason):
-      DaemonMessage.verdict(id: id, result: result.rawValue, reason: reason, into: &storage)
+      DaemonMessage.verdict(id: id, result: result, reason: reason, into: &storage)
     case .lockout(let keypad, let seconds):
       DaemonMessage.lockout(keypad: keypad, seconds: seconds, into: &storage)
     case .alarm(let reason, let keypad, let id):
@@ -51,6 +51,15 @@ public enum VerdictResult: String, Equatable, Sendable, CaseIterable {
   case granted, denied
   /// No verdict came within VerdictTimeoutSec (SPEC §4.4).
   case timeout
+
+  /// `rawValue` as a literal, for the line's bytes.
+  public var word: StaticString {
+    switch self {
+    case .granted: "granted"
+    case .denied: "denied"
+    case .timeout: "timeout"
+    }
+  }
 }
 
 /// What a `status` answer says: names, phases, lengths and counts, never a digit.
