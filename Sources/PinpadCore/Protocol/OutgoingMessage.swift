@@ -155,8 +155,10 @@ public struct OutgoingLines {
       return try scratch.withUnsafeBufferPointer(body)
     }
     if !entries.isEmpty {
-      for line in entries[length] where line.event == event && line.keypad == keypad {
-        return try line.bytes.withUnsafeBufferPointer(body)
+      // By index: a line is read in place, not copied (and its name and bytes retained).
+      for i in entries[length].indices
+      where entries[length][i].event == event && entries[length][i].keypad == keypad {
+        return try entries[length][i].bytes.withUnsafeBufferPointer(body)
       }
     }
     var bytes: [UInt8] = []
