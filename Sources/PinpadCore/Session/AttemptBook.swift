@@ -182,9 +182,10 @@ public struct AttemptBook {
   }
 
   public var nextDeadline: Instant? {
+    // By index: only the deadline is read, no attempt copied (asked after every batch).
     var earliest: Instant? = nil
-    for attempt in attempts where earliest.map({ attempt.deadline < $0 }) ?? true {
-      earliest = attempt.deadline
+    for i in attempts.indices where earliest.map({ attempts[i].deadline < $0 }) ?? true {
+      earliest = attempts[i].deadline
     }
     return earliest
   }
