@@ -73,7 +73,8 @@ let package = Package(
     .testTarget(
       name: "PinpadScreenTests", dependencies: ["PinpadScreen", "PinpadCore"],
       resources: [.copy("Goldens")]),
-    .testTarget(name: "PinpadSystemTests", dependencies: ["PinpadSystem", "PinpadTestSupport"]),
+    .testTarget(
+      name: "PinpadSystemTests", dependencies: ["PinpadSystem", "PinpadCore", "PinpadTestSupport"]),
     .testTarget(name: "PinpadProgramTests", dependencies: ["PinpadProgram", "PinpadCore"]),
     .testTarget(
       name: "PinpadInputTests", dependencies: ["PinpadInput", "PinpadSystem", "PinpadTestSupport"]),

@@ -1,4 +1,5 @@
 import Glibc
+import PinpadCore
 import PinpadSystem
 import Testing
 
@@ -15,7 +16,7 @@ import Testing
     (4_107_542_399_999_000_000, "2100-02-28T23:59:59.999Z"),
   ])
   func iso8601IsUTCWithMilliseconds(_ ns: Int64, _ text: String) {
-    #expect(Clock.iso8601(wallNanoseconds: ns) == text)
+    #expect(UTCTimestamp.string(wallNanoseconds: ns) == text)
   }
 
   /// The arithmetic against glibc's calendar, for every day of the Int64 range's years
@@ -28,7 +29,7 @@ import Testing
     }
     for _ in 0..<20_000 { instants.append(Int64.random(in: .min ... .max, using: &generator)) }
     let wrong = instants.filter { ns in
-      Clock.iso8601(wallNanoseconds: ns) != gmtimeText(ns)
+      UTCTimestamp.string(wallNanoseconds: ns) != gmtimeText(ns)
     }
     #expect(wrong.isEmpty, "\(wrong.prefix(5))")
   }
@@ -49,7 +50,7 @@ import Testing
   }
 
   @Test func theCurrentTimeHasTheShapeOfTheSpec() {
-    let text = Clock.iso8601(wallNanoseconds: Clock.wallNanoseconds())
+    let text = UTCTimestamp.string(wallNanoseconds: Clock.wallNanoseconds())
     let shape = text.map { $0.isNumber ? "9" : String($0) }.joined()
     #expect(shape == "9999-99-99T99:99:99.999Z", "\(text)")
   }

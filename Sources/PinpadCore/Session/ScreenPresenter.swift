@@ -8,8 +8,6 @@ public struct ScreenPresenter {
   /// `Duration`'s arithmetic is 128-bit).
   private static let resultNanoseconds: Int64 = 3_000_000_000
   private static let noticeNanoseconds: Int64 = 2_000_000_000
-  public static let resultDuration: Duration = .nanoseconds(resultNanoseconds)
-  public static let noticeDuration: Duration = .nanoseconds(noticeNanoseconds)
 
   private var result: (phase: ScreenModel.Phase, until: Instant)? = nil
   private var notice: (text: String, until: Instant)? = nil

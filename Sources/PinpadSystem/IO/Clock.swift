@@ -16,10 +16,4 @@ public enum Clock {
     clock_gettime(CLOCK_REALTIME, &ts)
     return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
   }
-
-  /// "2026-11-30T12:00:00.000Z" (UTC, milliseconds) for a wall-clock time
-  /// (`UTCTimestamp`: integer arithmetic, no time zone lock).
-  public static func iso8601(wallNanoseconds ns: Int64) -> String {
-    UTCTimestamp.string(wallNanoseconds: ns)
-  }
 }
