@@ -8,9 +8,10 @@ import PinpadSystem
 public enum ControlMain {
   public static let usage = """
     Usage: pinpadctl [--socket PATH] listen
-           pinpadctl [--socket PATH] status
-           pinpadctl [--socket PATH] verdict ID granted|denied [--message TEXT] [--duress]
-           pinpadctl [--socket PATH] open DOOR
+           pinpadctl [--socket PATH] [--timeout SEC] status
+           pinpadctl [--socket PATH] [--timeout SEC] verdict ID granted|denied
+                     [--message TEXT] [--duress]
+           pinpadctl [--socket PATH] [--timeout SEC] open DOOR
            pinpadctl [--socket PATH] serve --codes FILE [--key FILE] [--state-dir DIR]
                      [--keep-days N] [--config FILE]
            pinpadctl serve --codes FILE [--key FILE] [--state-dir DIR] [--keep-days N]
@@ -37,7 +38,13 @@ public enum ControlMain {
                 tagged with FILE.key, made on first use; --duress: a duress code; --from,
                 --until, --hours, --uses, --doors, --disabled: the line's rules)
       log       print the decisions serve took (its access log in --state-dir)
+
+    status, verdict and open give up when pinpadd has not answered within --timeout
+    seconds (default 5): one line on standard error, exit status 69.
     """
+
+  /// How long `status`, `verdict` and `open` wait for the daemon's answer by default.
+  static let defaultTimeoutSeconds = 5.0
 
   public static func run(arguments: [String]) -> Int32 {
     ControllerService.unblockSignals()
@@ -49,30 +56,43 @@ public enum ControlMain {
     SecretDigits.lockPages = { ProcessSetup.lockPages($0, $1) }
     var words = Arguments(arguments)
     var socketPath = "/run/pinpadd/pinpadd.sock"
+    var timeout = defaultTimeoutSeconds
     // Options before the command apply to every command; each command reads its own.
-    while let word = words.peek, word.name == "--socket" {
+    while let word = words.peek, word.name == "--socket" || word.name == "--timeout" {
       _ = words.next()
-      do { socketPath = try words.value(of: word, missing: "--socket needs a path") } catch {
+      do {
+        if word.name == "--socket" {
+          socketPath = try words.value(of: word, missing: "--socket needs a path")
+        } else {
+          let text = try words.value(of: word, missing: "--timeout needs seconds")
+          guard let seconds = Double(text), seconds > 0, seconds <= 3600 else {
+            return usageError("--timeout takes seconds from 0 to 3600, not \(text)")
+          }
+          timeout = seconds
+        }
+      } catch {
         return usageError(error.description)
       }
     }
+    // The one-shot commands' bound on the whole exchange: greeting and answer.
+    let deadline = Clock.monotonic().adding(nanoseconds: Int64(timeout * 1e9))
     guard let command = words.next()?.text else { return usageError("a command is needed") }
     let rest = words.remaining
     do {
       switch command {
       case "listen":
         guard rest.isEmpty else { return usageError("listen takes no arguments") }
-        return try listen(socketPath)
+        return try listen(socketPath, deadline: deadline)
       case "status":
         guard rest.isEmpty else { return usageError("status takes no arguments") }
-        return try status(socketPath)
+        return try status(socketPath, deadline: deadline)
       case "verdict":
-        return try verdict(socketPath, Array(rest))
+        return try verdict(socketPath, Array(rest), deadline: deadline)
       case "open":
         guard rest.count == 1, let door = rest.first else {
           return usageError("open DOOR")
         }
-        return try open(socketPath, door: door)
+        return try open(socketPath, door: door, deadline: deadline)
       case "serve":
         return try ControllerService.main(socketPath: socketPath, arguments: Array(rest))
       case "hash":
@@ -91,6 +111,9 @@ public enum ControlMain {
       default:
         return usageError("unknown command \(command)")
       }
+    } catch let error as Errno where error == .timedOut {
+      printError("pinpadctl: \(socketPath): pinpadd did not answer within \(timeout) s")
+      return ExitCode.unavailable.rawValue
     } catch let error as UsageError {
       return usageError(error.description)
     } catch let error as CodesFileRefused {
@@ -115,9 +138,11 @@ public enum ControlMain {
     try? FileDescriptor.standardOutput.writeAll(Array((line + "\n").utf8))
   }
 
-  /// Connects and reads the greeting; a refused peer gets the daemon's error.
-  static func connect(_ path: String) throws -> LineConnection {
+  /// Connects and reads the greeting; a refused peer gets the daemon's error. Every
+  /// read on the connection waits until `deadline` at most (`Errno.timedOut`).
+  static func connect(_ path: String, deadline: Instant?) throws -> LineConnection {
     let connection = try LineConnection(path: path)
+    connection.deadline = deadline
     guard let hello = try connection.readLine() else {
       throw SystemError("\(path): the daemon closed the connection", Errno(0))
     }
@@ -130,8 +155,9 @@ public enum ControlMain {
 
   /// Prints every line as it comes; code lines pass through one locked buffer
   /// (`SecretLineReader`), zeroed once written, never a String.
-  static func listen(_ path: String) throws -> Int32 {
-    let connection = try connect(path)
+  /// Only the greeting is bounded by `deadline`: events come when people type.
+  static func listen(_ path: String, deadline: Instant) throws -> Int32 {
+    let connection = try connect(path, deadline: deadline)
     let reader = SecretLineReader(fd: connection.fd)
     connection.handOver(to: reader)
     while true {
@@ -152,8 +178,8 @@ public enum ControlMain {
     }
   }
 
-  static func status(_ path: String) throws -> Int32 {
-    let connection = try connect(path)
+  static func status(_ path: String, deadline: Instant) throws -> Int32 {
+    let connection = try connect(path, deadline: deadline)
     try connection.send(.object([("type", .string("status"))]))
     while let line = try connection.readLine() {
       if (try? JSONValue.parse(line))?["type"]?.stringValue == "status" {
@@ -164,7 +190,7 @@ public enum ControlMain {
     throw ControlError("the daemon closed the connection before answering")
   }
 
-  static func verdict(_ path: String, _ arguments: [String]) throws -> Int32 {
+  static func verdict(_ path: String, _ arguments: [String], deadline: Instant) throws -> Int32 {
     var words = Arguments(arguments)
     guard let id = words.next()?.text, let result = words.next()?.text,
       result == "granted" || result == "denied"
@@ -181,7 +207,7 @@ public enum ControlMain {
       }
     }
     if duress, result != "granted" { throw UsageError("verdict: --duress goes with granted") }
-    let connection = try connect(path)
+    let connection = try connect(path, deadline: deadline)
     var members: [(String, JSONValue)] = [
       ("type", .string("verdict")), ("id", .string(id)), ("result", .string(result)),
     ]
@@ -210,9 +236,9 @@ struct ControlError: Error, CustomStringConvertible {
 
 extension ControlMain {
   /// `open DOOR`: asks the daemon to unlock a door; 0 once it says the door unlocked.
-  static func open(_ path: String, door: String) throws -> Int32 {
+  static func open(_ path: String, door: String, deadline: Instant) throws -> Int32 {
     guard DoorConfig.isValidName(door) else { throw UsageError("open: \(door) is not a door name") }
-    let connection = try connect(path)
+    let connection = try connect(path, deadline: deadline)
     try connection.send(.object([("type", .string("open")), ("door", .string(door))]))
     while let line = try connection.readLine() {
       guard let value = try? JSONValue.parse(line) else { continue }

@@ -6,6 +6,10 @@ public final class LineConnection {
   private let connection: OwnedDescriptor
   public var fd: FileDescriptor { connection.fd }
   private var buffer: [UInt8] = []
+  /// When set, `readLine` waits for the daemon no longer than this (CLOCK_MONOTONIC):
+  /// past it, it throws `Errno.timedOut`. The one-shot commands set it; `serve` and the
+  /// bridge wait for as long as the daemon runs.
+  public var deadline: Instant?
 
   public init(path: String) throws(SystemError) {
     do { connection = try UnixSocket.connect(path: path) } catch {
@@ -21,6 +25,12 @@ public final class LineConnection {
         let line = String(decoding: buffer[..<newline], as: UTF8.self)
         buffer.removeSubrange(...newline)
         return line
+      }
+      if let deadline {
+        let left = (deadline.nanoseconds - Clock.monotonic().nanoseconds) / 1_000_000
+        guard left > 0, try fd.waitReadable(milliseconds: Int32(clamping: left)) else {
+          throw .timedOut
+        }
       }
       let n = try fd.read(into: &chunk)
       if n == 0 { return nil }

@@ -13,6 +13,7 @@ public struct Errno: Error, Equatable, Hashable, Sendable, CustomStringConvertib
   public static let noEntry = Errno(ENOENT)
   public static let notPermitted = Errno(EPERM)
   public static let accessDenied = Errno(EACCES)
+  public static let timedOut = Errno(ETIMEDOUT)
 
   /// strerror(3): "Permission denied".
   public var description: String { String(cString: strerror(rawValue)) }

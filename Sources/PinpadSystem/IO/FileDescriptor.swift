@@ -43,6 +43,13 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
     }
   }
 
+  /// poll(2) for input on this descriptor alone: true when a read would not block (data,
+  /// end of stream or an error to read), false when `milliseconds` passed first.
+  public func waitReadable(milliseconds: Int32) throws(Errno) -> Bool {
+    var entry = pollfd(fd: rawValue, events: Int16(POLLIN), revents: 0)
+    return try syscall { poll(&entry, 1, milliseconds) } > 0
+  }
+
   /// Sets or clears O_NONBLOCK.
   public func setNonBlocking(_ on: Bool = true) throws(Errno) {
     let flags = try syscall { fcntl(rawValue, F_GETFL) }
