@@ -2,10 +2,10 @@
 """Writes tools/pinpadd.order: the functions a running pinpadd executes once it is up,
 for lld's --symbol-ordering-file (Makefile RELEASE_FLAGS).
 
-Once started, pinpadd gives back the pages of its code that only the start used
-(ProcessSetup.releaseReadOnlyPages); what it runs afterwards is faulted back in, 64 KiB
-around each page it touches (the kernel's fault-around). Laid side by side, those
-functions take a few such windows instead of one in every corner of the binary.
+The kernel maps a binary's code 64 KiB around each page a process touches (fault-
+around), and under mlockall(MCL_ONFAULT) what is mapped stays locked. Laid side by
+side, the functions the running daemon executes take a few such windows instead of
+one in every corner of the binary.
 
     tools/symbol-order.py [.build/release/pinpadd] > tools/pinpadd.order
 

@@ -59,11 +59,19 @@ extension Daemon {
     perform(doors.tick(now: clock()))
   }
 
-  /// Relays locked, lines released: first thing on every way out.
-  func closeDoors() {
-    guard let lines = doorLines else { return }
-    lines.lockAll()
-    lines.release()
+  /// Every relay driven locked: first thing on every way out.
+  func lockDoors() {
+    doorLines?.lockAll()
+  }
+
+  /// The lines given back to the kernel: last thing on every way out (after
+  /// `lockDoors`). Releasing a line that watches edges runs the GPIO driver's
+  /// irq_shutdown, and one driver in Debian 12's kernel (hid-cp2112, the USB GPIO bridge
+  /// of the QEMU tests) sleeps there under a spinlock when its poll work is running:
+  /// "BUG: scheduling while atomic", after which the kernel refuses this process's page
+  /// faults (SIGSEGV). After the lines, the process only returns and exits.
+  func releaseDoorLines() {
+    doorLines?.release()
     doorLines = nil
   }
 }

@@ -51,14 +51,6 @@ public final class Daemon {
   let clock: () -> Instant
   /// Set while the loop runs and an effect asked to leave it.
   var exitCode: Int32 = 0
-  /// Run shortly after the start (`afterSetUpDelay`) and after each reload (pinpadd's
-  /// main: gives back the pages of code that only the set-up ran).
-  public var afterSetUp: (() -> Void)?
-  /// Not at once: the loop first answers what is waiting (the controller whose
-  /// connection started the daemon), so the start is not longer by it (0.6 ms of CPU).
-  static let afterSetUpDelay: Duration = .milliseconds(100)
-  /// When `afterSetUp` is due (nil: not scheduled, or done).
-  private var afterSetUpAt: Instant?
   /// Where `code` lines are built (see `sendCode`).
   @exclusivity(unchecked) private var codeLine: [UInt8] = []
   /// Every other line is encoded here, as it goes out (`broadcast`, `reply`).
@@ -115,7 +107,6 @@ public final class Daemon {
   /// Runs until SIGTERM/SIGINT (or Ctrl-C on the terminal input); returns the exit code.
   public func run() -> Int32 {
     begin()
-    scheduleAfterSetUp()
     do {
       try loop.run { [unowned self] in self.afterEvents() }
     } catch {
@@ -123,15 +114,6 @@ public final class Daemon {
       exitCode = 1
     }
     return finish()
-  }
-
-  /// Sets the instant `afterSetUp` runs at (`tick` runs it), on the deadline timer the
-  /// session and the doors use: no timer of its own, so no descriptor that would come
-  /// and go while clients are counted against the limit.
-  func scheduleAfterSetUp() {
-    guard afterSetUp != nil else { return }
-    afterSetUpAt = clock() + Self.afterSetUpDelay
-    deadlineTimer.fire(by: nextDeadline)
   }
 
   /// The first screen: what `run` does before its loop.
@@ -174,10 +156,6 @@ public final class Daemon {
   func tick() {
     send(.tick)
     doorTick()
-    if let at = afterSetUpAt, clock() >= at {
-      afterSetUpAt = nil
-      afterSetUp?()
-    }
   }
 
   /// The next instant the session or a door has something to do (nil: none).
@@ -186,7 +164,7 @@ public final class Daemon {
       guard let a, let b else { return a ?? b }
       return min(a, b)
     }
-    return earlier(earlier(session.nextWakeupInPlace(), doors.nextDeadline), afterSetUpAt)
+    return earlier(session.nextWakeupInPlace(), doors.nextDeadline)
   }
 
   /// Hands `event` to the session and carries out what it asks for; then the events
@@ -318,7 +296,6 @@ public final class Daemon {
       send(
         .reload(
           try ConfigLoader.load(path: options.configPath, required: options.configPathGiven)))
-      afterSetUp?()
     } catch {
       log.error("reload failed, keeping the old configuration: \(error)")
     }
@@ -369,7 +346,7 @@ public final class Daemon {
 
   /// Gives back everything, in reverse order of taking it. Safe to call twice.
   func tearDown() {
-    closeDoors()  // the locks first
+    lockDoors()  // the locks first
     for input in inputs { input.close() }
     inputs = []
     session.end()
@@ -386,6 +363,7 @@ public final class Daemon {
       }
       self.ownedSocketPath = nil
     }
+    releaseDoorLines()
   }
 }
 

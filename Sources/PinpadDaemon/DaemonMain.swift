@@ -77,12 +77,6 @@ public enum DaemonMain {
       log.error(error.description)
       return error.exitCode
     }
-    // Once started (and after each reload) only what the loop runs stays resident.
-    daemon.afterSetUp = {
-      if case .failure(let error) = ProcessSetup.releaseReadOnlyPages(relock: memoryLocked) {
-        log.warning("cannot give back the start-up code's pages: \(error)")
-      }
-    }
     return daemon.run()
   }
 

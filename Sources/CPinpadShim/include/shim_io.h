@@ -31,16 +31,8 @@ int pinpad_accept4(int fd, int flags);
 /// prctl(PR_SET_DUMPABLE, 0): variadic, so wrapped.
 int pinpad_forbid_dumps(void);
 /// 1 when RLIMIT_MEMLOCK is unlimited.
-int pinpad_memlock_unlimited(void);
+int pinpad_may_lock_all(void);
 /// mallopt(M_MMAP_THRESHOLD, bytes): 1 when glibc took it.
 int pinpad_set_mmap_threshold(int bytes);
-/// Unmaps, with madvise(MADV_DONTNEED), every page of the read-only segments (code and
-/// constants) of the program and of its shared libraries, so that only what runs
-/// afterwards is faulted back in from the page cache. Segments that are writable (data,
-/// RELRO: relocated copies) and objects with text relocations are left alone, as is the
-/// vDSO. With `relock`, each range is unlocked first (madvise refuses locked pages)
-/// and marked lock-on-fault again after (mlock2 MLOCK_ONFAULT), as mlockall's
-/// MCL_ONFAULT had it. Returns the bytes of the ranges released, or -errno.
-long pinpad_release_readonly_pages(int relock);
 /// getrandom(2) (sys/random.h is not in Glibc's module map).
 long pinpad_getrandom(void *buffer, unsigned long length);

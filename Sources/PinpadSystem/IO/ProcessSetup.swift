@@ -31,28 +31,15 @@ public enum ProcessSetup {
   }
 
   /// Locks present and future pages in memory so digits are never swapped out, when
-  /// the memlock limit allows it (it is unlimited under the shipped unit). Returns
-  /// whether pages are locked. With a small limit nothing is locked: MCL_FUTURE would
-  /// make later allocations fail.
+  /// the memlock limit allows it: RLIMIT_MEMLOCK unlimited, or CAP_IPC_LOCK (the shipped
+  /// unit gives both). Returns whether pages are locked. With a small limit and no
+  /// capability nothing is locked: MCL_FUTURE would make later allocations fail.
+  /// MCL_ONFAULT: a page is locked when it is first touched, so code and data that never
+  /// run cost nothing.
   @discardableResult
   public static func lockMemoryIfAllowed() -> Bool {
-    guard pinpad_memlock_unlimited() == 1 else { return false }
+    guard pinpad_may_lock_all() == 1 else { return false }
     return mlockall(Int32(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT)) == 0
-  }
-
-  /// Gives back the resident pages of code and constants (the read-only segments of
-  /// the program and its libraries), as the kernel frees its `__init` code after boot.
-  /// A start touches code all over the static Swift runtime, the configuration reader
-  /// and the set-up, and the kernel maps 64 KiB around each page touched (fault-around):
-  /// some 4 MiB of the binary stay resident, and under `mlockall` locked, though the
-  /// running loop needs a fraction of it. After this, only what runs again is faulted
-  /// back in (from the page cache: no disk read while the file's pages are cached) and,
-  /// with `relock`, locked again as it is. Writable segments are never touched.
-  /// Returns the bytes of the ranges released, or the error of the call that failed
-  /// (a seccomp filter without munlock or mlock2: EPERM).
-  public static func releaseReadOnlyPages(relock: Bool) -> Result<Int, Errno> {
-    let released = pinpad_release_readonly_pages(relock ? 1 : 0)
-    return released < 0 ? .failure(Errno(Int32(-released))) : .success(released)
   }
 
   /// mlock(2) of the pages under `count` bytes at `address`, so what they hold is never
