@@ -11,6 +11,10 @@
 #           at once (one QEMU each)
 #   beside: once the release build and the probe are there, the worktree's QEMU cases
 #           on the release build, in two lanes
+#   beside: the arm64 package: the Debian 13 build root (mmdebstrap, once), the
+#           cross-built release (Debian 13's swiftlang), make deb ARCH=arm64 and
+#           tests/package.sh on it, its programs run by qemu-user-static (the booted
+#           arm64 system is make test-releases')
 #   here:   the unit checks, the ASan build, the Swift tests under AddressSanitizer
 #           (every close watched), the VmLck tests and the bench smoke on the release
 #           build
@@ -51,6 +55,14 @@ packages() {
   await clean-system-debian13 || rc=1
   [[ -f $LANES_LOGS/probe.ok ]] || rc=1
   return $rc
+}
+# The arm64 package, cross-built and checked as tests/package.sh checks the amd64 one
+# (make deb serialises its use of debian/ with the amd64 build's).
+arm64_package() {
+  tools/binfmt-arm64.sh && timed "Debian 13 build root" tools/debian13-root.sh &&
+    timed "make deb ARCH=arm64" $MAKE --no-print-directory deb ARCH=arm64 &&
+    timed "tests/package.sh (arm64)" tools/debian13.sh env DEB_HOST_ARCH=arm64 \
+      tests/package.sh pinpadd_*_arm64.deb pinpadctl_*_arm64.deb
 }
 # Waits for the release build and the probe; true when both passed.
 release_ready() {
@@ -93,6 +105,7 @@ behind tarball-bookworm tests/system/lib/clean-tarball.sh bookworm "$arch" "$src
 behind tarball-trixie tests/system/lib/clean-tarball.sh trixie "$arch" "$src"
 behind fuzz timed "fuzzing pass" fuzz/run.sh
 behind packages packages
+behind arm64 arm64_package
 behind tree-a tree_lane "${tree_a[@]}"
 behind tree-b tree_lane "${tree_b[@]}"
 timed "unit files" tests/systemd-units.sh || failed+=("unit files")
@@ -114,7 +127,13 @@ await fuzz || failed+=(fuzzing)
 await tree-a || failed+=("QEMU cases ${tree_a[*]}")
 await tree-b || failed+=("QEMU cases ${tree_b[*]}")
 await packages || failed+=("release build, probe, packages or clean systems")
+await arm64 || failed+=("arm64 package")
 stamp "all pieces ended after $((SECONDS - t0)) s"
+# Every QEMU case run again, with the rig's reason (tests/system/run.sh retries only
+# its own failures, never a crash): a green run that needed one is said so here.
+mapfile -t retries < <(grep -h "^rig: retry: " "$LANES_LOGS"/*.log 2>/dev/null | sort -u || true)
+stamp "QEMU retries: ${#retries[@]}"
+for r in "${retries[@]}"; do stamp "  ${r#rig: retry: }"; done
 if [[ ${#failed[@]} -gt 0 ]]; then
   stamp "FAILED: ${failed[*]}"
   # Which Swift tests failed, again here at the end (the lines are in the output above).

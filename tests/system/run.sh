@@ -11,7 +11,8 @@
 #                                    build; all-clean: those that boot a clean root)
 #   tests/system/run.sh --list [SEL] the case names (of selection SEL: all, all-tree, ...)
 #
-# Environment: RIG_TIMEOUT (seconds per case, default 300), RIG_KEEP=1 keeps the run
+# Environment: RIG_TIMEOUT (seconds per case, default 300), RIG_LOGLEVEL (the guest
+# console's, default 3: 7 shows every kernel line), RIG_KEEP=1 keeps the run
 # folder (console.log, scratch/), RIG_NO_INSTALL=1 skips installing missing packages,
 # RIG_PROBE=FILE uses that evdev-probe (lib/build-probe.sh) instead of building it,
 # RIG_BIN=DIR (a folder of the worktree, default .build/debug) holds the pinpadd and
@@ -155,6 +156,9 @@ arm64_kernel() {
 
 run_case() {
   local name=$1 run scratch qemu_pid driver_pid="" rc driver_rc=0 extra=()
+  # Why the case failed (crash, case or rig) for the retry rule below; a return before
+  # QEMU starts is the rig's (a clean root or an arm64 kernel it could not prepare).
+  failure_kind=rig failure_reason="the rig could not prepare the case"
   run=$(mktemp -d /tmp/pinpadd-rig.XXXXXX)
   scratch=$run/scratch
   mkdir -m 0777 "$scratch"
@@ -166,6 +170,8 @@ run_case() {
   cp "$here/cases/$body.sh" "$scratch/case.sh"
   cp "$probe" "$scratch/evdev-probe"
   echo "$bin_dir" >"$scratch/bin-dir"
+  # sigterm-stress's number of rounds.
+  [[ -n ${RIG_STRESS_ROUNDS:-} ]] && echo "$RIG_STRESS_ROUNDS" >"$scratch/stress-rounds"
   # shellcheck disable=SC2207
   extra=($(sed -n 's/^# rig-qemu: //p' <<<"$lines"))
   local boot keyboards i kbd=() release arch case_timeout
@@ -215,10 +221,13 @@ run_case() {
     qemu=(qemu-system-aarch64 -M virt -cpu cortex-a72 -accel tcg,thread=multi -smp 2 -m 1024)
     vmlinuz=$arm64_vmlinuz rd=$arm64_initramfs console=ttyAMA0
   fi
+  # print_fatal_signals=1: every death by a core-dumping signal is logged (crash_lines).
+  # watchdog_thresh=60: a soft lockup is a CPU held 120 s, not 20: a TCG guest on a
+  # loaded 2-core host has been seen starved for 26 s (its clock runs on, its CPU not).
   stamp "case $name: booting (run folder $run)"
   "${qemu[@]}" -nographic -no-reboot \
     -kernel "$vmlinuz" -initrd "$rd" \
-    -append "console=$console loglevel=3 panic=-1 no_timer_check rig.scratch=$scratch rig.source=$root${boot:+ rig.boot=$boot}" \
+    -append "console=$console loglevel=${RIG_LOGLEVEL:-3} print_fatal_signals=1 watchdog_thresh=60 panic=-1 no_timer_check rig.scratch=$scratch rig.source=$root${boot:+ rig.boot=$boot}" \
     -virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap \
     -virtfs "local,path=$scratch,mount_tag=scratch,security_model=none,multidevs=remap" \
     -device qemu-xhci,id=xhci "${kbd[@]}" \
@@ -232,8 +241,8 @@ run_case() {
     # give 127 (no such child) for a driver that had exited 0.
     (
       RIG_SCRATCH=$scratch RIG_QMP=$run/qmp.sock RIG_TIMEOUT=$case_timeout PYTHONPATH=$here/lib \
-        python3 "$driver"
-      echo $? >"$run/driver.rc"
+        python3 "$driver" 2>&1 | tee "$run/driver.log"
+      echo "${PIPESTATUS[0]}" >"$run/driver.rc"
     ) &
     driver_pid=$!
   fi
@@ -270,6 +279,28 @@ run_case() {
   echo "qemu_cpu_s=$((qemu_ticks / $(getconf CLK_TCK)))" >>"$scratch/timings"
   [[ -f $scratch/timings ]] && sed "s/^/rig: timing $name /" "$scratch/timings"
   stamp "case $name: guest exit $rc, host driver exit $driver_rc"
+  failure_kind="" failure_reason=""
+  local crashes
+  crashes=$(crash_lines "$name" "$run" "$scratch")
+  if [[ -s $run/known-kernel-bugs ]]; then
+    stamp "case $name: the guest's kernel hit a known bug of its own (not a failure):"
+    sort -u "$run/known-kernel-bugs" | sed 's/^/rig:   /'
+  fi
+  if [[ -n $crashes ]]; then
+    failure_kind=crash failure_reason=$(head -1 <<<"$crashes")
+    stamp "case $name: CRASH (never retried):"
+    sed 's/^/rig:   /' <<<"$crashes"
+  elif [[ $rc != 0 || $driver_rc != 0 ]]; then
+    failure_kind=case failure_reason=$(grep -m1 -E "guest: .*FAIL: |timed out|host: driver failed" \
+      "$run/console.log" "$run/driver.log" 2>/dev/null | sed 's/^[^:]*://' || true)
+    if ! grep -q "root ready" "$run/console.log" 2>/dev/null; then
+      failure_kind=rig failure_reason="the guest did not boot"
+    elif [[ $rc == 0 ]] && grep -qE "driver failed: .*(QMPError|ConnectionRefused|ConnectionReset|BrokenPipe|FileNotFound)" \
+      "$run/driver.log" 2>/dev/null; then
+      failure_kind=rig failure_reason="the host driver lost QEMU's QMP socket"
+    fi
+    failure_reason=${failure_reason:-guest exit $rc, host driver exit $driver_rc}
+  fi
   if [[ ${RIG_KEEP:-} == 1 ]]; then
     stamp "kept $run"
   elif [[ -e $run/root.ext4 && $(id -u) -ne 0 ]]; then
@@ -280,27 +311,47 @@ run_case() {
   [[ $rc == 0 && $driver_rc == 0 ]]
 }
 
-# A case that fails is run once more (RIG_RETRIES, default 1): under TCG on a loaded
-# host a guest can miss a timing window. Every retry is named when it happens and
-# counted in the summary, so a case that needed one is visible in CI's output; a case
-# must still pass to count. RIG_RETRIES=0 shows flakiness as failure.
+# crash_lines NAME RUN SCRATCH: the lines that show a crash in case NAME, none when
+# there was none (lib/crashes.awk: pinpadd, pinpadctl or the evdev probe killed by a
+# signal, a soft lockup, a kernel BUG or oops; the guest saves its kernel log as
+# SCRATCH/kernel.log when the case ends, and the console has what reached it, should
+# the guest never get that far), or a sanitizer's report in the console. A case's
+# `# rig-expected-fatal-signal: COMM SIGNAL` lines name the deaths it causes on purpose.
+# The lines of a known kernel bug go to RUN/known-kernel-bugs.
+crash_lines() {
+  local name=$1 run=$2 scratch=$3 log=$3/kernel.log
+  [[ -f $log ]] || log=$run/console.log
+  awk -v known="$run/known-kernel-bugs" \
+    -v expected="$(sed -n 's/^# rig-expected-fatal-signal: *\([^ ]*\) \([0-9]*\).*/\1:\2/p' "$here/cases/$name.sh" | tr '\n' ' ')" \
+    -f "$here/lib/crashes.awk" "$log" 2>/dev/null || true
+  grep -h -E "ERROR: (Address|Leak|Thread|UndefinedBehavior)Sanitizer|runtime error: " \
+    "$run/console.log" 2>/dev/null | head -n 5 || true
+}
+
+# A case is run again only when the rig itself failed (RIG_RETRIES times, default 1):
+# the guest did not boot, or the host driver lost QEMU's QMP socket while the guest
+# passed. A case whose own checks failed is not run again, and one that crashed
+# (crash_lines) never is. Every retry is stamped with its reason when it happens and
+# listed in the summary (`rig: retry: NAME: REASON`), which tools/test-all.sh repeats
+# at the end of make test.
 failed=()
 retried=()
 for name in "${cases[@]}"; do
   tries=0
   until run_case "$name"; do
     tries=$((tries + 1))
-    if [[ $tries -gt ${RIG_RETRIES:-1} ]]; then
-      failed+=("$name")
+    if [[ $failure_kind != rig || $tries -gt ${RIG_RETRIES:-1} ]]; then
+      failed+=("$name ($failure_kind: $failure_reason)")
       break
     fi
-    stamp "RETRY: case $name failed; running it again (retry $tries)"
-    retried+=("$name")
+    stamp "RETRY: case $name: $failure_reason; running it again (retry $tries)"
+    retried+=("$name: $failure_reason")
   done
 done
-echo "rig: retries: ${#retried[@]}${retried[*]:+ (${retried[*]})}"
+echo "rig: retries: ${#retried[@]}"
+for r in "${retried[@]}"; do echo "rig: retry: $r"; done
 echo "system: $((${#cases[@]} - ${#failed[@]})) passed, ${#failed[@]} failed"
 if [[ ${#failed[@]} -gt 0 ]]; then
-  echo "rig: FAILED: ${failed[*]}"
+  for f in "${failed[@]}"; do echo "rig: FAILED: $f"; done
   exit 1
 fi

@@ -88,6 +88,7 @@ cd /root || exit 1
 /bin/bash "$RIG_SCRATCH/case.sh"
 rc=$?
 echo $rc >"$RIG_SCRATCH/result"
+dmesg >"$RIG_SCRATCH/kernel.log" 2>/dev/null  # for run.sh's crash check
 echo "rig: $(cut -d' ' -f1 /proc/uptime)s case finished: $rc"
 sync
 systemctl --force --force poweroff

@@ -14,15 +14,7 @@ cache=$source/.build/system-tests
 tarball=$cache/$release-$arch-minbase.tar
 mkdir -p "$cache"
 if [[ $arch != $(dpkg --print-architecture) ]]; then
-  # qemu-user-static's binfmt handler is opened at registration (flag F), so it works
-  # inside chroots too.
-  binfmt=/proc/sys/fs/binfmt_misc
-  [[ -f $binfmt/register ]] || mount -t binfmt_misc binfmt_misc $binfmt
-  if [[ ! -e $binfmt/qemu-aarch64 ]]; then
-    [[ -f /usr/lib/binfmt.d/qemu-aarch64.conf ]] ||
-      { echo "rig: no qemu-aarch64 binfmt (apt-get install qemu-user-static)" >&2; exit 69; }
-    cat /usr/lib/binfmt.d/qemu-aarch64.conf >$binfmt/register
-  fi
+  "$source/tools/binfmt-arm64.sh"
 fi
 if [[ ! -f $tarball ]]; then
   exec 9>"$tarball.lock"

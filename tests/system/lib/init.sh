@@ -60,5 +60,7 @@ chroot /newroot /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/u
   /bin/bash -c 'cd "$RIG_SOURCE" && exec /bin/bash "$RIG_SCRATCH/case.sh"' </dev/console
 echo $? >"/newroot$scratch/result"
 stamp "case finished: $(cat "/newroot$scratch/result")"
+# The kernel's log, for run.sh's crash check (crash_lines).
+dmesg >"/newroot$scratch/kernel.log" 2>/dev/null
 sync
 poweroff -f
