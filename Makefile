@@ -52,9 +52,9 @@ INSTALL_STRIP ?= $(if $(filter release,$(INSTALL_CONFIGURATION)),-s)
 # with a section per function, so that --gc-sections drops the unused ones (53 KB): the
 # daemon's package fits in 6 MiB (bench/README.md, "Issue 25, third round").
 # The functions the running daemon executes come first, side by side
-# (tools/pinpadd.order, made by tools/symbol-order.py): once up, pinpadd gives back its
-# start-up code's pages, and what it faults back in then fills a few 64 KiB windows
-# instead of one in every corner of the binary (bench/README.md, "fourth round"). lld
+# (tools/pinpadd.order, made by tools/symbol-order.py): what the loop faults in (and,
+# under mlockall, locks) fills a few 64 KiB windows instead of one in every corner of
+# the binary (bench/README.md, "fourth round"). lld
 # skips names a build lacks; SwiftPM does not relink when only the list changes.
 RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now \
   -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
@@ -321,14 +321,18 @@ DEB_OUTPUTS = $(foreach p,$(DEB_PACKAGES),$(p)_*_$(ARCH).deb $(p)-dbgsym_*_$(ARC
 DEB_LEFTOVERS := $(addprefix debian/,$(DEB_PACKAGES)) debian/.debhelper debian/files \
   debian/*.substvars debian/debhelper-build-stamp debian/*.debhelper debian/*.debhelper.log
 
+# debhelper works in debian/ (debian/files, debian/PACKAGE): one package build at a time
+# uses it (flock on .build/deb.lock), so make test can build amd64 and arm64 side by side.
+DEB_LOCK := flock $(CURDIR)/.build/deb.lock
+CROSS_DEB := DEB_BUILD_OPTIONS=nocheck dpkg-architecture -a$(ARCH) -c debian/rules binary
 ifeq ($(ARCH),$(HOST_ARCH))
 deb: deb-deps release
-	rm -rf $(DEB_OUTPUTS) $(DEB_LEFTOVERS)
-	debian/rules binary
+	@mkdir -p .build
+	$(DEB_LOCK) sh -c 'rm -rf $(DEB_OUTPUTS) $(DEB_LEFTOVERS) && debian/rules binary'
 else ifeq ($(PINPADD_DEBIAN13),1)
 deb: release
-	rm -rf $(DEB_OUTPUTS) $(DEB_LEFTOVERS)
-	DEB_BUILD_OPTIONS=nocheck dpkg-architecture -a$(ARCH) -c debian/rules binary
+	@mkdir -p .build
+	$(DEB_LOCK) sh -c 'rm -rf $(DEB_OUTPUTS) $(DEB_LEFTOVERS) && $(CROSS_DEB)'
 else
 deb: test-deps
 	tools/debian13.sh make deb ARCH=$(ARCH)
