@@ -44,6 +44,12 @@ REPLAY_ROUNDS = 7
 REPLAY_INSTR_PRESSES = 4_000  # the replay under callgrind (about 50 times slower)
 STALLED_CLIENTS = 200
 CLIENTS = 1000
+MEMORY_CODES = 1000  # entries with the frames drawn, then an idle hour (memory part)
+MEMORY_RELOADS = 100  # SIGHUPs among them
+# How long the memory part's daemon idles before its last reading: an hour by default
+# (it runs beside the other parts, so `make bench` takes about that long);
+# BENCH_IDLE_SECONDS=60 for a quick look.
+MEMORY_IDLE_SECONDS = float(os.environ.get("BENCH_IDLE_SECONDS", "3600"))
 
 
 def emit(name, value):
@@ -83,6 +89,21 @@ def status_kib(pid, key):
             if line.startswith(key + ":"):
                 return int(line.split()[1])
     return 0
+
+
+def rollup_kib(pid):
+    """Rss, Private_Dirty (what only this process holds and wrote) and Locked (resident
+    pages the kernel may never reclaim) from /proc/PID/smaps_rollup, and VmLck (the size
+    of the locked mappings, resident or not: with MCL_ONFAULT a page is locked once
+    touched) from /proc/PID/status, in KiB."""
+    fields = {}
+    with open(f"/proc/{pid}/smaps_rollup") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 2 and parts[0] in ("Rss:", "Private_Dirty:", "Locked:"):
+                fields[parts[0][:-1].lower()] = int(parts[1])
+    fields["vmlck"] = status_kib(pid, "VmLck")
+    return fields
 
 
 def settled_cpu(pid, quiet=0.3):
@@ -532,6 +553,64 @@ class Bench:
         finally:
             daemon.stop()
 
+    def memory_start(self):
+        """The memory a device pays, under the packaged unit's settings (LimitMEMLOCK=
+        infinity: mlockall), frames drawn (--display snapshot: the renderer draws each
+        frame into an 800x480 framebuffer in memory, as on fbdev, and writes it out):
+        read at idle after start, after MEMORY_CODES entries and MEMORY_RELOADS SIGHUP
+        reloads, and (memory_end) after MEMORY_IDLE_SECONDS of idle, while the other
+        parts run."""
+        frames = os.path.join(self.dir, "memory-frames")
+        os.makedirs(frames, exist_ok=True)
+        # The unit's LimitMEMLOCK=infinity where this process may raise the limit (the
+        # child inherits it); else pinpadd locks all with CAP_IPC_LOCK, which root has.
+        kept = resource.getrlimit(resource.RLIMIT_MEMLOCK)
+        try:
+            resource.setrlimit(resource.RLIMIT_MEMLOCK,
+                               (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+        except (ValueError, OSError):
+            pass
+        try:
+            daemon = self.pinpadd(display=f"snapshot:{frames}")
+        finally:
+            resource.setrlimit(resource.RLIMIT_MEMLOCK, kept)
+        time.sleep(1)  # the start is over (the daemon's after-start work: 0.1 s)
+        self.memory_emit("start", daemon.pid)
+        client = Client(daemon.path)
+        every = MEMORY_CODES // MEMORY_RELOADS
+        for n in range(MEMORY_CODES):
+            one_code(daemon, client, n)
+            if n % every == every - 1:
+                os.kill(daemon.pid, signal.SIGHUP)
+                client.send({"type": "status"})  # the reload is done before this answer
+                client.expect("status")
+            if n % 100 == 99:  # the frames' files: what the tmpfs holds is not pinpadd's
+                for name in os.listdir(frames):
+                    os.unlink(os.path.join(frames, name))
+        client.close()
+        time.sleep(1)
+        self.memory_emit("after_use", daemon.pid)
+        self.memory_daemon = (daemon, time.perf_counter())
+
+    def memory_end(self):
+        daemon, since = self.memory_daemon
+        try:
+            left = MEMORY_IDLE_SECONDS - (time.perf_counter() - since)
+            if left > 0:
+                print(f"# memory: idling {left:.0f} s more (BENCH_IDLE_SECONDS)", flush=True)
+                time.sleep(left)
+            self.memory_emit(f"idle_{MEMORY_IDLE_SECONDS:.0f}s", daemon.pid)
+        finally:
+            daemon.stop()
+
+    def memory_emit(self, phase, pid):
+        for name, kib in rollup_kib(pid).items():
+            emit(f"memory_{phase}_{name}_kib", kib)
+
+    def memory(self):
+        self.memory_start()
+        self.memory_end()
+
     def stalled_clients(self):
         soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
         resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 4096)), hard))
@@ -682,7 +761,7 @@ def main():
     parser.add_argument("--alloc-counter", help="bench/alloc_count.c built as a shared "
                         "object; adds allocs_per_code")
     parser.add_argument("--only", help="comma-separated: code_loop,syscalls,instructions,"
-                        "latency,idle,rss,stalled_clients,replay")
+                        "latency,idle,rss,stalled_clients,replay,memory")
     parser.add_argument("--state-parent", default=None,
                         help="where the state directories go (default: $TMPDIR)")
     parser.add_argument("--ratios", action="store_true", help="print the ratios")
@@ -695,10 +774,10 @@ def main():
             bench.smoke()
         else:
             bench.ratios = {}
-            parts = args.only or ("code_loop,syscalls,instructions,latency,idle,rss,"
-                                  "stalled_clients,"
+            parts = args.only or ("memory_start,code_loop,syscalls,instructions,latency,"
+                                  "idle,rss,stalled_clients,"
                                   "replay" + (",allocs" if args.alloc_counter else "")
-                                  + (",floor" if args.floor_dir else ""))
+                                  + (",floor" if args.floor_dir else "") + ",memory_end")
             for part in parts.split(","):
                 getattr(bench, part)()
             if args.ratios:
