@@ -8,7 +8,8 @@
 # (never shorter by more than 100 ms, measured on the chip's side; a starved guest may
 # be up to 0.5 s late), a denied one never touches it; forced,
 # opened/closed, held_open, exit; `pinpadctl open` from root unlocks, from nobody not;
-# the chip going away is one log line and a status field, and its return re-locks;
+# the chip going away (the relay alone on it: see there) is one log line and a status
+# field, and its return re-locks;
 # SIGTERM in a pulse locks before exit; after SIGKILL a restart drives locked first;
 # no digit of the PINs in any log or non-code message.
 # Figures: grant-to-relay latency p50/p90/max over $GRANTS grants (20: each is a typed
@@ -93,8 +94,9 @@ printf '[Door byname]\nRelay=%s:5\n' "$(basename "$(grep -P '\tcp2112_gpio\t' "$
 $RIG_BIN/pinpadd --list-devices --config $run/byname.conf | grep -qP "^  5\t.*\t\[Door byname\] Relay$" ||
   rig_fail "a chip named by its name is not found"
 
+# start_daemon N [CONFIG]: the Nth pinpadd of the case, and its controller.
 start_daemon() {
-  $RIG_BIN/pinpadd --config $run/pinpadd.conf --input auto --display none \
+  $RIG_BIN/pinpadd --config "${2:-$run/pinpadd.conf}" --input auto --display none \
     --socket $run/s.sock --state-dir none --log-level debug 2>>"$log" &
   daemon=$!
   wait_for "$1" "pinpadd .* ready" "$log" "ready line"
@@ -220,6 +222,18 @@ print("grant_to_relay_count=%d" % len(lat))
 PY
 
 # The chip goes away: one log line, the status says so, pinpadd lives; it comes back.
+# With the relay alone on it: the guest's kernel (Debian 12's 6.1) frees a removed
+# chip's interrupts while a process still holds them, and the process's later release
+# of its edge-watching lines (Contact=, ExitButton=) writes to freed memory: the guest
+# was seen to oops in a later allocation (the known gpiolib problem, "gpiolib: cdev:
+# release IRQs when the gpio chip device is removed", linux-gpio, February 2024).
+kill -TERM $daemon
+rc=0
+wait $daemon || rc=$?
+[ $rc = 0 ] || { dump; rig_fail "pinpadd exit $rc after SIGTERM"; }
+wait $controller 2>/dev/null
+grep -v -E '^(Contact|ExitButton|HeldOpenSec|DebounceSec)=' $run/pinpadd.conf >$run/relay-only.conf
+start_daemon 2 $run/relay-only.conf
 kill -TERM $sim
 wait $sim
 wait_for 1 "door main: GPIO lines lost" "$log" "lost-lines log line"
@@ -242,7 +256,7 @@ wait $daemon || rc=$?
 [ $rc = 0 ] || { dump; rig_fail "pinpadd exit $rc after SIGTERM"; }
 wait $controller 2>/dev/null
 sed -i 's/^OpenSec=0.5$/OpenSec=5/' $run/pinpadd.conf
-start_daemon 2
+start_daemon 3
 
 # SIGTERM during an open pulse: locked before exit, exit 0.
 ctl open main
@@ -258,14 +272,14 @@ wait $controller 2>/dev/null
 
 # SIGKILL during an open pulse: the line is released as it was (cp2112 keeps its latch);
 # the next start drives it locked before it is ready.
-start_daemon 3
+start_daemon 4
 ctl open main
 kill -KILL $daemon
 wait $daemon 2>/dev/null
 wait $controller 2>/dev/null
 rig_log "after SIGKILL the relay line reads $(grep " out 0 " "$sim_log" | tail -1 | cut -d' ' -f4) (last level set)"
 n=$(count " out 0 0" "$sim_log")
-start_daemon 4
+start_daemon 5
 [ "$(count " out 0 0" "$sim_log")" -gt "$n" ] || rig_fail "the restart did not drive the relay locked"
 kill -TERM $daemon
 wait $daemon

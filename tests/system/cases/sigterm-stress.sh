@@ -4,8 +4,9 @@
 # from the host over 9p, as in every case), following the USB keyboard through udev
 # and holding a door's lines on the simulated CP2112 (helpers/cp2112-sim.py). Each run
 # gets 0-3 SIGHUP reloads and a SIGTERM at a random moment; in every other run the chip
-# goes away (and comes back) first, while pinpadd holds its lines. Every exit must be
-# 0 and the kernel must log no crash. Rounds: RIG_STRESS_ROUNDS=N tests/system/run.sh
+# goes away (and comes back) first, while pinpadd holds its lines: then the relay alone
+# (door-gpio says why no edge-watching line may be on a chip that goes away under
+# Debian 12's kernel). Every exit must be 0 and the kernel must log no crash. Rounds: RIG_STRESS_ROUNDS=N tests/system/run.sh
 # sigterm-stress (default 30).
 . "$RIG_LIB/guest.sh"
 groupadd -r pinpadd || rig_fail "groupadd"
@@ -22,6 +23,7 @@ Relay=cp2112_gpio:0
 Contact=cp2112_gpio:1
 ExitButton=cp2112_gpio:2
 CONF
+grep -v -E '^(Contact|ExitButton)=' $run/pinpadd.conf >$run/relay-only.conf
 sim=
 start_sim() {
   python3 tests/system/helpers/cp2112-sim.py $run/sim.log $run/sim.ctl &
@@ -38,7 +40,9 @@ start_sim
 bad=0 lost=0
 for ((i = 1; i <= rounds; i++)); do
   : >$run/log
-  $RIG_BIN/pinpadd --config $run/pinpadd.conf --input auto --socket $run/s.sock \
+  conf=$run/pinpadd.conf
+  ((i % 2 == 0)) && conf=$run/relay-only.conf
+  $RIG_BIN/pinpadd --config $conf --input auto --socket $run/s.sock \
     --state-dir none --display none --log-level info 2>$run/log &
   pid=$!
   rig_wait_lines 1 "pinpadd .* ready" $run/log 120 || { cat $run/log; rig_fail "round $i: not ready"; }
