@@ -3,8 +3,8 @@
 // SPDX-License-Identifier: Apache-2.0 (LICENSE)
 //
 // Layers, bottom up:
-//   C*            system libraries (pkg-config: libevdev, libudev, libcrypt, zlib, libmosquitto)
-//                 and one C shim for what Swift cannot import
+//   C*            system libraries (pkg-config: libevdev, libudev, libcrypt, zlib, libmosquitto,
+//                 sqlite3) and one C shim for what Swift cannot import
 //   PinpadCore    the entry rules, configuration, protocol: pure Swift, no Glibc, no Foundation
 //   PinpadControlCore  pinpadctl's pure parts: codes files, lockouts, the MQTT bridge's
 //                 rules; pure like PinpadCore (and fuzzed with it)
@@ -14,8 +14,9 @@
 //   PinpadInput   the keypad stack: evdev devices (libevdev) and udev (libudev)
 //   PinpadProgram what both programs share: arguments, exit codes, logger, config loading
 //   PinpadDaemon  the daemon: inputs, socket server, displays
-//   PinpadControl pinpadctl's commands: controller, codes files, MQTT bridge (libmosquitto,
-//                 libcrypt); it never links the keypad stack (tests/package.sh checks)
+//   PinpadControl pinpadctl's commands: controller, codes files, access log, MQTT bridge
+//                 (libmosquitto, libcrypt, SQLite); it never links the keypad stack
+//                 (tests/package.sh checks)
 //   pinpadd, pinpadctl  the two programs
 import PackageDescription
 
@@ -50,7 +51,7 @@ let package = Package(
       name: "PinpadDaemon",
       dependencies: ["PinpadCore", "PinpadScreen", "PinpadSystem", "PinpadInput", "PinpadProgram"]),
     // pinpadctl's commands: the controller, codes files, hashing and the MQTT bridge.
-    // Its own module, so that pinpadd links neither libmosquitto nor libcrypt, and
+    // Its own module, so that pinpadd links neither libmosquitto, libcrypt nor SQLite, and
     // pinpadctl neither libevdev nor libudev (nor rebuilds when the daemon changes).
     .target(
       name: "PinpadControl",

@@ -1,8 +1,8 @@
 import PinpadCore
 import PinpadSystem
 
-/// The `[Door]`s beside the Session (SPEC §10): the Session says which attempt was
-/// granted, `Doors` decides, `DoorLines` drives and reads the GPIO lines.
+/// The `[Door]`s beside the Session (docs/protocol.md, "Doors"): the Session says which
+/// attempt was granted, `Doors` decides, `DoorLines` drives and reads the GPIO lines.
 extension Daemon {
   /// Requests every door's lines, relays locked first. Called before anything else is set up.
   func openDoors() throws(StartError) {

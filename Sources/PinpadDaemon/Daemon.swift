@@ -2,7 +2,7 @@ import PinpadCore
 import PinpadProgram
 import PinpadSystem
 
-/// A failure to start: the exit code (SPEC §1) and one line for the person.
+/// A failure to start: the exit code (pinpadd(8), EXIT STATUS) and one line for the person.
 public struct StartError: Error, CustomStringConvertible {
   public var exitCode: Int32
   public var description: String
@@ -63,8 +63,9 @@ public final class Daemon {
   /// caused them, in order, so the session is never re-entered mid-list.
   @exclusivity(unchecked) private var caused: [SessionEvent] = []
   @exclusivity(unchecked) private var sending = false
-  /// The `[Door]`s (SPEC §10) and their GPIO lines (nil without doors). Asked for its
-  /// deadline after every batch; unchecked as `session` is, for the same reasons.
+  /// The `[Door]`s (pinpadd.conf(5), [Door NAME]) and their GPIO lines (nil without
+  /// doors). Asked for its deadline after every batch; unchecked as `session` is, for the
+  /// same reasons.
   @exclusivity(unchecked) var doors: Doors
   var doorLines: DoorLines?
 
@@ -367,7 +368,8 @@ public final class Daemon {
   }
 }
 
-/// The signal numbers the daemon handles (PinpadDaemon does not import Glibc).
+/// The signal numbers the daemon handles, spelled out so that the files that handle them
+/// (this one and DaemonMain.swift) need not import Glibc.
 public enum SignalNumbers {
   public static let hangup: Int32 = 1
   public static let interrupt: Int32 = 2

@@ -44,7 +44,8 @@ public enum DaemonMain {
     }
     switch options.mode {
     case .checkConfig:
-      // [MQTT] is the bridge's (SPEC §8): checked here, ignored by the running daemon.
+      // [MQTT] is the bridge's (pinpadd.conf(5), [MQTT]): checked here, ignored by the
+      // running daemon.
       if config.mqtt.isPresent {
         do { _ = try config.mqtt.validated(hostName: HostName.current) } catch {
           printError(error.description)

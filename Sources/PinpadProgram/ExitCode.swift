@@ -1,5 +1,6 @@
-/// The exit codes of `pinpadd` and `pinpadctl` (sysexits.h's numbers, SPEC §1): what a
-/// unit's `RestartPreventExitStatus=` and a script's `case $?` rely on.
+/// The exit codes of `pinpadd` and `pinpadctl` (sysexits.h's numbers; pinpadd(8) and
+/// pinpadctl(1), EXIT STATUS): what a unit's `RestartPreventExitStatus=` and a script's
+/// `case $?` rely on.
 public enum ExitCode: Int32, Sendable {
   case success = 0
   /// A failure with no more specific code (the daemon could not start, a command failed).

@@ -7,7 +7,8 @@ public protocol LogSink: AnyObject {
 }
 
 /// One line per message on stderr, with `<N>` priority prefixes when stderr is the
-/// journal (SPEC §1). A message is never split: newlines inside it become spaces.
+/// journal (the log of pinpadd(8), OPTIONS, --log-level). A message is never split:
+/// newlines inside it become spaces.
 public final class StandardErrorSink: LogSink {
   private let prefixes: Bool
   public init(journalPrefixes: Bool = Systemd.stderrIsJournal()) { prefixes = journalPrefixes }

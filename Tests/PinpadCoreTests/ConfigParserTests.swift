@@ -31,7 +31,7 @@ private func error(_ files: [(String, String)]) -> ConfigError? {
   }
 }
 
-/// Every key of SPEC §2 set to something other than its default.
+/// Every key of pinpadd.conf(5) set to something other than its default.
 private let everyKey = """
   [Entry]
   Length=6
@@ -128,7 +128,8 @@ private func everyKeyConfiguration() -> Configuration {
   return config
 }
 
-/// SPEC §2's listing, copied with its annotations.
+/// Every section at its defaults (the keys of pinpadd.conf(5)), each key annotated with a
+/// trailing `# comment`: the listing parses as written.
 private let specListing = """
   [Entry]
   Length=                  # N (1..32): fixed length, submitted as soon as N digits are in
@@ -428,7 +429,7 @@ struct BadConfig: Sendable, CustomStringConvertible {
   BadConfig("[Keypad a]\nGrab=no\n\n[Keypad a]", 4, "[Keypad a] is already defined at line 1"),
   BadConfig(
     "[Keypad a\u{7}]", 1, "the keypad name in [Keypad a\\x07] contains a control character"),
-  // Keypad names are one MQTT topic level each (SPEC §8.1).
+  // Keypad names are one MQTT topic level each (docs/protocol.md, "MQTT: topics").
   BadConfig(
     "[Keypad a+b]", 1,
     "the keypad name in [Keypad a+b] contains +, which cannot stand in an MQTT topic level"),
@@ -659,7 +660,7 @@ func invalidConfigurationsNameTheirLine(_ bad: BadConfig) {
   }
 }
 
-// MARK: - Card readers (SPEC §9.1)
+// MARK: - Card readers (pinpadd.conf(5), [Keypad NAME])
 
 @Test func theCardReaderListingOfSPEC9Parses() throws {
   let config = try parse(

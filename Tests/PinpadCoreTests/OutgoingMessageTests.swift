@@ -2,7 +2,7 @@ import PinpadCore
 import Testing
 
 /// The typed messages of the Session and the Doors, encoded at the edge: each kind's
-/// exact line (SPEC §4.2, §9.2, §10), and the same bytes as `DaemonMessage` writes.
+/// exact line (docs/protocol.md, "Socket"), and the same bytes as `DaemonMessage` writes.
 @Suite struct OutgoingMessageTests {
   @Test("an entry message's line")
   func entry() {

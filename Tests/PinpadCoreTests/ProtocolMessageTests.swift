@@ -235,7 +235,7 @@ struct ProtocolMessageTests {
     #expect(value["reason"]?.stringValue == error.reason)
   }
 
-  // MARK: - Daemon messages (SPEC §4.2)
+  // MARK: - Daemon messages (docs/protocol.md, "Socket")
 
   @Test("hello carries type, protocol 1 and the version")
   func hello() throws {
@@ -246,7 +246,7 @@ struct ProtocolMessageTests {
     #expect(value["version"] == .string("1.2.3"))
   }
 
-  @Test("the hello line is exactly the one of SPEC §4.1")
+  @Test("the hello line is exactly the one of docs/protocol.md, Socket: hello")
   func helloExact() {
     #expect(
       DaemonMessage.hello(version: "0.1.0")
@@ -264,7 +264,7 @@ struct ProtocolMessageTests {
     #expect(value["length"] == .number(3))
   }
 
-  @Test("the entry event names are those of SPEC §4.2")
+  @Test("the entry event names are those of docs/protocol.md, Socket: entry")
   func entryEventNames() {
     #expect(
       EntryEvent.allCases.map(\.rawValue)

@@ -87,7 +87,7 @@ final class ProtocolServer {
 }
 
 /// Card + PIN, card-only people, duress codes and the tag key, through the real
-/// `pinpadctl hash` and `pinpadctl serve` (SPEC §9, issue 12).
+/// `pinpadctl hash` and `pinpadctl serve` (docs/protocol.md, "Codes file"; issue 12).
 @Suite struct AccessControlEndToEndTests {
   /// `pinpadctl hash ARGS` with `input` on standard input: its one line.
   static func hash(_ arguments: [String], _ input: String) throws -> String {

@@ -2,10 +2,11 @@ import Foundation
 import PinpadTestSupport
 import Testing
 
-/// SPEC §9.1 and §9.2 through the real daemon: a keypad and a card reader as two inputs
-/// (two recordings; the reader's by its recorded device name, as `CardReader=` names a
-/// device), a real socket client. What needs no process (card_read, card alone, a PIN
-/// before the card, the duress alarm) is in `CardReaderTests`, on the `DaemonHarness`.
+/// Card readers and duress (pinpadd(8), CARD READERS; docs/protocol.md, "Socket: alarm")
+/// through the real daemon: a keypad and a card reader as two inputs (two recordings; the
+/// reader's by its recorded device name, as `CardReader=` names a device), a real socket
+/// client. What needs no process (card_read, card alone, a PIN before the card, the
+/// duress alarm) is in `CardReaderTests`, on the `DaemonHarness`.
 @Suite struct CardReaderEndToEndTests {
   static let card = "7305918264"
   static let readerName = "ACME HID card reader"

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 
-/// SPEC §9.1 and §9.2 on the real daemon in this process (`DaemonHarness`): a card
-/// reader's keys reach keypad `door` as the reader's device would deliver them, the PIN
-/// comes from the keypad, a client on the real socket sees the rest. That the reader is
-/// matched by its device name (`CardReader=`) is `CardReaderEndToEndTests.cardThenPin`.
+/// Card readers and duress (pinpadd(8), CARD READERS; docs/protocol.md, "Socket: alarm")
+/// on the real daemon in this process (`DaemonHarness`): a card reader's keys reach
+/// keypad `door` as the reader's device would deliver them, the PIN comes from the
+/// keypad, a client on the real socket sees the rest. That the reader is matched by its
+/// device name (`CardReader=`) is `CardReaderEndToEndTests.cardThenPin`.
 @Suite struct CardReaderTests {
   static let card = CardReaderEndToEndTests.card
 

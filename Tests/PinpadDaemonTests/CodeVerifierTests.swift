@@ -4,8 +4,8 @@ import Testing
 
 @testable import PinpadControl
 
-/// `serve`'s decisions with real crypt(3) hashes (SPEC §9.3): which line a code, a card,
-/// or both match, on one worker and on two.
+/// `serve`'s decisions with real crypt(3) hashes (docs/protocol.md, "Codes file:
+/// matching"): which line a code, a card, or both match, on one worker and on two.
 @Suite struct CodeVerifierTests {
   static func hash(_ secret: String) -> [UInt8] {
     Array(secret.withCString { PasswordHasher().makeHash(code: $0)! }.utf8)

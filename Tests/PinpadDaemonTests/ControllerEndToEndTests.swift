@@ -3,7 +3,7 @@ import Glibc
 import PinpadTestSupport
 import Testing
 
-/// `pinpadctl serve --codes FILE` and `pinpadctl hash` (SPEC §4.4, issue 4).
+/// `pinpadctl serve --codes FILE` and `pinpadctl hash` (pinpadctl(1), issue 4).
 @Suite struct ControllerEndToEndTests {
   static func hashLine(_ name: String, _ code: String) throws -> String {
     let run = try runProgram(E2E.pinpadctl, ["hash", name], input: code + "\n")

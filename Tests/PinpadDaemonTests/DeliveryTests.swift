@@ -3,8 +3,9 @@ import Glibc
 import PinpadTestSupport
 import Testing
 
-/// SPEC §4.4: held codes, dropped codes, verdict timeouts, first verdict wins. The real
-/// daemon in this process (`DaemonHarness`): its timeouts pass on the manual clock.
+/// docs/protocol.md, "Socket: delivery": held codes, dropped codes, verdict timeouts,
+/// first verdict wins. The real daemon in this process (`DaemonHarness`): its timeouts
+/// pass on the manual clock.
 @Suite struct DeliveryTests {
   @Test func aCodeWaitsForAClientThatConnectsWithinTheDeliveryTimeout() throws {
     let harness = try DaemonHarness(config: "[Socket]\nDeliveryTimeoutSec=4\n")

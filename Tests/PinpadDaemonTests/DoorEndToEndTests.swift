@@ -3,10 +3,10 @@ import Glibc
 import PinpadTestSupport
 import Testing
 
-/// SPEC §10 on the host, where no GPIO chip exists: a line that cannot be had fails the
-/// start with 69 and one line naming chip and line, before the socket exists;
-/// `--check-config` checks names without opening any line. (The lines themselves are
-/// driven on a real kernel driver in tests/system/cases/door-gpio.)
+/// Doors (pinpadd.conf(5), [Door NAME]) on the host, where no GPIO chip exists: a line
+/// that cannot be had fails the start with 69 and one line naming chip and line, before
+/// the socket exists; `--check-config` checks names without opening any line. (The lines
+/// themselves are driven on a real kernel driver in tests/system/cases/door-gpio.)
 @Suite struct DoorEndToEndTests {
   @Test(arguments: [
     ("Relay=/dev/gpiochip-none:3", "Relay=/dev/gpiochip-none:3"),

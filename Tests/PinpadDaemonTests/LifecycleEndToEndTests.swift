@@ -4,7 +4,8 @@ import PinpadSystem
 import PinpadTestSupport
 import Testing
 
-/// SPEC §1: exit codes, signals, configuration errors and reloads of the real binary.
+/// pinpadd(8), EXIT STATUS and SIGNALS: exit codes, signals, configuration errors and
+/// reloads of the real binary.
 @Suite struct LifecycleEndToEndTests {
   @Test(arguments: [
     ("[Entry]\nLength=abc\n", 2),
@@ -104,7 +105,8 @@ import Testing
   }
 }
 
-/// SPEC §4.1 and issue 4: who may use the socket, and where the socket comes from.
+/// docs/protocol.md, "Socket: access", and issue 4: who may use the socket, and where the
+/// socket comes from.
 @Suite struct SocketAccessEndToEndTests {
   @Test func anUnauthorisedUidIsForbiddenEvenOnAWorldWritableSocket() throws {
     let dir = TempDir()

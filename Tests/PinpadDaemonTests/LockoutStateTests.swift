@@ -3,9 +3,10 @@ import Glibc
 import PinpadCore
 import Testing
 
-/// SPEC §3 lockouts and their state file (issue 15's hostile state files among them) on
-/// the real daemon in this process (`DaemonHarness`): the file is read at the start by
-/// the real `LockoutFile.load` on the manual clock, so a lock's end is an exact instant.
+/// Lockouts (pinpadd.conf(5), [Lockout]) and their state file (issue 15's hostile state
+/// files among them) on the real daemon in this process (`DaemonHarness`): the file is
+/// read at the start by the real `LockoutFile.load` on the manual clock, so a lock's end
+/// is an exact instant.
 @Suite struct LockoutStateTests {
   @Test func deniedMaxFailuresTimesLocksOutAndTheLockoutSurvivesARestart() throws {
     let config = "[Lockout]\nMaxFailures=2\nLockoutSec=30\n"

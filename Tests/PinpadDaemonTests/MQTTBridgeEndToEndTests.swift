@@ -3,8 +3,9 @@ import Glibc
 import PinpadTestSupport
 import Testing
 
-/// `pinpadctl mqtt` against a real Mosquitto on loopback, every SPEC §8.1/§8.2 line
-/// checked from a real MQTT client (mosquitto_sub / mosquitto_pub).
+/// `pinpadctl mqtt` against a real Mosquitto on loopback, every rule of docs/protocol.md,
+/// "MQTT: topics" and "MQTT: verdicts", checked from a real MQTT client (mosquitto_sub /
+/// mosquitto_pub).
 @Suite(.serialized, .enabled(if: Broker.available, "needs mosquitto and mosquitto-clients"))
 struct MQTTBridgeEndToEndTests {
   /// A daemon and its bridge sharing one config file (the daemon ignores [MQTT]).

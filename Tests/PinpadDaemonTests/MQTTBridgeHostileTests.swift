@@ -4,10 +4,10 @@ import PinpadSystem
 import PinpadTestSupport
 import Testing
 
-/// `pinpadctl mqtt` against hostile MQTT peers (issue 26, SPEC §8.2): verdicts for the
-/// wrong keypad, retained verdicts, guessable ids, long messages, huge payloads, floods,
-/// and two bridges sharing a ClientID (issue 24). One real Mosquitto on loopback for
-/// the whole suite; each test has its own device topic.
+/// `pinpadctl mqtt` against hostile MQTT peers (issue 26, docs/protocol.md, "MQTT:
+/// verdicts"): verdicts for the wrong keypad, retained verdicts, guessable ids, long
+/// messages, huge payloads, floods, and two bridges sharing a ClientID (issue 24). One
+/// real Mosquitto on loopback for the whole suite; each test has its own device topic.
 @Suite(.serialized, .enabled(if: Broker.available, "needs mosquitto and mosquitto-clients"))
 struct MQTTBridgeHostileTests {
   static func device(

@@ -3,11 +3,11 @@ import Glibc
 import PinpadTestSupport
 import Testing
 
-/// The bridge's door topics (SPEC §10) against a real Mosquitto on loopback. The
-/// daemon's side is a scripted peer on a real Unix socket (no GPIO chip exists on the
-/// host; the daemon's own door handling runs on a real kernel in tests/system): it
-/// greets, answers `status` with a door, records each line it is sent, and answers an
-/// `open` with a `door` event and an unlocked state.
+/// The bridge's door topics (docs/protocol.md, "MQTT: door topics") against a real
+/// Mosquitto on loopback. The daemon's side is a scripted peer on a real Unix socket (no
+/// GPIO chip exists on the host; the daemon's own door handling runs on a real kernel in
+/// tests/system): it greets, answers `status` with a door, records each line it is sent,
+/// and answers an `open` with a `door` event and an unlocked state.
 @Suite(.serialized, .enabled(if: Broker.available, "needs mosquitto and mosquitto-clients"))
 struct MQTTDoorEndToEndTests {
   static let peer = #"""

@@ -3,8 +3,9 @@ import Glibc
 import PinpadTestSupport
 import Testing
 
-/// SPEC §4.3 and issue 4 where only the process shows it: clients that vanish mid-write
-/// (EPIPE, never SIGPIPE, in the daemon's own process). The rest is `ProtocolTests`.
+/// docs/protocol.md, "Socket: framing", and issue 4 where only the process shows it:
+/// clients that vanish mid-write (EPIPE, never SIGPIPE, in the daemon's own process). The
+/// rest is `ProtocolTests`.
 @Suite struct ProtocolEndToEndTests {
   @Test func clientsThatVanishMidWriteDoNotHurtTheDaemon() throws {
     // The code comes once the vandals below are gone (a client connected when it comes

@@ -2,10 +2,10 @@ import Foundation
 import Glibc
 import Testing
 
-/// SPEC §4.3 and issue 4: what clients send wrong, and clients that misbehave, never
-/// affect other clients or the daemon. The real daemon in this process
-/// (`DaemonHarness`), its real socket; what needs the process (a client killed mid-line,
-/// SIGPIPE) is in `ProtocolEndToEndTests`.
+/// docs/protocol.md, "Socket: framing", and issue 4: what clients send wrong, and clients
+/// that misbehave, never affect other clients or the daemon. The real daemon in this
+/// process (`DaemonHarness`), its real socket; what needs the process (a client killed
+/// mid-line, SIGPIPE) is in `ProtocolEndToEndTests`.
 @Suite struct ProtocolTests {
   static let badLines: [(line: String, reason: String)] = [
     ("{nope", "malformed JSON"),

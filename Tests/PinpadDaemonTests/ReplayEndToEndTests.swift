@@ -4,7 +4,8 @@ import PinpadTestSupport
 import Testing
 
 /// Recordings replayed into the real daemon; a client on the real socket sees the
-/// entry, the code and the verdicts (SPEC §1 replay inputs, §3, §4.2).
+/// entry, the code and the verdicts (pinpadd(8), OPTIONS, --input; docs/protocol.md,
+/// "Socket").
 @Suite struct ReplayEndToEndTests {
   @Test func timedReplayShowsEntryEventsThenTheCodeWithLeadingZeros() throws {
     let daemon = try RunningDaemon(recording: E2E.recording("0007\n", firstGap: 0.6))

@@ -5,8 +5,9 @@ import Testing
 
 @testable import PinpadControl
 
-/// Codes that expire, count and keep to hours and doors, and the access log (SPEC §9.4,
-/// §9.5, issue 22), through the real `pinpadctl hash`, `serve` and `log`.
+/// Codes that expire, count and keep to hours and doors, and the access log
+/// (docs/protocol.md, "Codes file: options" and "Access log"; issue 22), through the real
+/// `pinpadctl hash`, `serve` and `log`.
 @Suite struct RulesEndToEndTests {
   static func hash(_ arguments: [String], _ pin: String) throws -> String {
     try AccessControlEndToEndTests.hash(arguments, pin + "\n")

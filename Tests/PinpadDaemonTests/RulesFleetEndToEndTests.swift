@@ -3,8 +3,9 @@ import Glibc
 import PinpadTestSupport
 import Testing
 
-/// The fleet controller's use counters (SPEC §9.4, §9.5, issue 22): two devices
-/// presenting a `uses=1` code at the same moment get exactly one grant.
+/// The fleet controller's use counters (docs/protocol.md, "Codes file: options";
+/// issue 22): two devices presenting a `uses=1` code at the same moment get exactly one
+/// grant.
 @Suite(.serialized, .enabled(if: Broker.available, "needs mosquitto and mosquitto-clients"))
 struct RulesFleetEndToEndTests {
   static func controller(_ broker: Broker, _ dir: TempDir, _ codes: String) throws -> Background {

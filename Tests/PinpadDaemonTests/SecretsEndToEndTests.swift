@@ -4,7 +4,7 @@ import PinpadSystem
 import PinpadTestSupport
 import Testing
 
-/// SPEC §7 and §5: no digit of a code in logs, files, argv, the environment, or on a
+/// pinpadd(8), DESCRIPTION: no digit of a code in logs, files, argv, the environment, or on a
 /// masked console.
 @Suite struct SecretsEndToEndTests {
   static let codes = ["58213749", "90642718", "31415926"]
@@ -69,7 +69,7 @@ import Testing
     }
   }
 
-  /// SPEC §9.1: card numbers are secrets like codes.
+  /// Card numbers are secrets like codes (pinpadd(8), CARD READERS).
   @Test func aCardNumberNeverReachesLogsStateArgvOrEnvironment() throws {
     let card = CardReaderEndToEndTests.card
     let daemon = try CardReaderEndToEndTests.daemon(mode: "card+pin", pin: "1234\n")

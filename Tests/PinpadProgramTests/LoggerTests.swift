@@ -3,7 +3,8 @@ import Testing
 
 @testable import PinpadProgram
 
-/// SPEC §1: a log message is one line, whatever it holds.
+/// A log message is one line, whatever it holds (the log of pinpadd(8), OPTIONS,
+/// --log-level).
 @Suite struct LoggerTests {
   @Test(arguments: [
     ("plain text", "plain text"), ("two\nlines", "two lines"), ("cr\rlf\r\n", "cr lf  "),

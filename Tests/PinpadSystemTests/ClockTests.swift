@@ -3,7 +3,8 @@ import PinpadCore
 import PinpadSystem
 import Testing
 
-/// The `at` of a code line (SPEC §4.2): UTC with milliseconds, written byte by byte.
+/// The `at` of a code line (docs/protocol.md, "Socket: code"): UTC with milliseconds,
+/// written byte by byte.
 @Suite struct ClockTests {
   @Test(arguments: [
     (Int64(0), "1970-01-01T00:00:00.000Z"),

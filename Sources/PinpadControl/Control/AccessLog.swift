@@ -4,12 +4,12 @@ import PinpadControlCore
 import PinpadCore
 import PinpadSystem
 
-/// The controller's database (SPEC §9.5): the access log and the use counters of
-/// `uses=N` lines, in `access.db` of the state directory (SQLite, write-ahead log,
-/// synchronous=FULL), mode 0600. Every decision is committed before its verdict is
-/// sent; a grant that spends a use spends it in the same transaction (BEGIN IMMEDIATE,
-/// so two controllers on one database cannot both spend the last use). Nothing about a
-/// code or card is stored, not even a hash: times, places, names, results, reasons.
+/// The controller's database (docs/protocol.md, "Access log"): the access log and the use
+/// counters of `uses=N` lines, in `access.db` of the state directory (SQLite, write-ahead
+/// log, synchronous=FULL), mode 0600. Every decision is committed before its verdict is
+/// sent; a grant that spends a use spends it in the same transaction (BEGIN IMMEDIATE, so
+/// two controllers on one database cannot both spend the last use). Nothing about a code
+/// or card is stored, not even a hash: times, places, names, results, reasons.
 ///
 /// A decision that cannot be committed throws (the caller denies with `unavailable`);
 /// the next one tries again, reopening the database when it was closed: a full disk

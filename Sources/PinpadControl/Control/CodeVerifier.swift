@@ -5,9 +5,10 @@ import PinpadCore
 import PinpadSystem
 import Synchronization
 
-/// Decides a code message against the codes file (SPEC §9.3, `CodesLookup`): the tags
-/// narrow the lines to a few candidates, then the slow crypt(3) checks run on every core
-/// (one `PasswordHasher` each). The first matching line in file order wins.
+/// Decides a code message against the codes file (docs/protocol.md, "Codes file:
+/// matching"; `CodesLookup`): the tags narrow the lines to a few candidates, then the
+/// slow crypt(3) checks run on every core (one `PasswordHasher` each). The first matching
+/// line in file order wins.
 final class CodeVerifier: @unchecked Sendable {
   struct Match: Equatable {
     var name: String

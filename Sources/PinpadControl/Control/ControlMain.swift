@@ -4,7 +4,7 @@ import PinpadCore
 import PinpadProgram
 import PinpadSystem
 
-/// `pinpadctl`: a small client for pinpadd's socket (SPEC §1).
+/// `pinpadctl`: a small client for pinpadd's socket (pinpadctl(1)).
 public enum ControlMain {
   public static let usage = """
     Usage: pinpadctl [--socket PATH] listen
@@ -52,7 +52,7 @@ public enum ControlMain {
     // `serve` holds codes while it checks them: no core dumps, no crash reports.
     ProcessSetup.forbidDumps()
     // The buffers that hold codes and cards are locked in memory where allowed, as
-    // the daemon's are (SPEC §7), and zeroed after use.
+    // the daemon's are (pinpadd(8), DESCRIPTION), and zeroed after use.
     SecretDigits.lockPages = { ProcessSetup.lockPages($0, $1) }
     var words = Arguments(arguments)
     var socketPath = "/run/pinpadd/pinpadd.sock"

@@ -4,7 +4,8 @@ import PinpadCore
 import PinpadProgram
 import PinpadSystem
 
-/// `pinpadctl serve` and `pinpadctl hash`: the reference controller (SPEC §4.4, §9).
+/// `pinpadctl serve` and `pinpadctl hash`: the reference controller (pinpadctl(1);
+/// docs/protocol.md, "Codes file").
 ///
 /// `serve` answers every `code` message with `granted` when its code and/or card match a
 /// line of the codes file (`CodesLookup`), else `denied`; a duress line's grant carries
@@ -56,7 +57,8 @@ enum ControllerService {
     if !mqtt, filter != nil { throw UsageError("serve: --topics goes with --mqtt") }
     guard let path, !path.isEmpty else { throw UsageError("serve needs --codes FILE") }
     if stateDirectory?.isEmpty == true { throw UsageError("serve: --state-dir needs a directory") }
-    // The key beside the codes file (`hash` makes it, SPEC §9.3) is used when present.
+    // The key beside the codes file (`hash` makes it, pinpadctl(1), SCALE) is used when
+    // present.
     let besideKey = TagKeyFile.besideCodes(path)
     if keyPath == nil, FileSystem.exists(besideKey) { keyPath = besideKey }
     var key: CodeTagKey? = nil
@@ -206,7 +208,7 @@ enum ControllerService {
   }
 
   /// Without a key, starts using the one the first `hash` made beside the codes file
-  /// after `serve` started (SPEC §9.3: nothing to set up beyond adding people).
+  /// after `serve` started (nothing to set up beyond adding people: pinpadctl(1), FILES).
   static func adoptKeyBesideCodes(_ path: String, _ verifier: CodeVerifier) {
     let beside = TagKeyFile.besideCodes(path)
     guard verifier.key == nil, FileSystem.exists(beside) else { return }
@@ -290,7 +292,7 @@ enum ControllerService {
   }
 
   /// What was decided for one code message: the line matched (nil: denied) and, for a
-  /// denial, why (SPEC §9.4).
+  /// denial, why (docs/protocol.md, "Socket: denial reasons").
   struct Decision: Equatable {
     var match: CodeVerifier.Match?
     var reason: String? = nil
@@ -302,10 +304,10 @@ enum ControllerService {
 
   /// The decision for a code message's `code` and/or `card` from `place` (a keypad, or
   /// DEVICE/KEYPAD): denied unchecked (`locked`) while the controller's lockout is in
-  /// force, else the line they match, with the rules of §9.4 (`AccessDecision`), and
-  /// recorded (`DecisionRecorder`: a use spent, the log written) before it is returned,
-  /// so before its verdict is sent. Re-reads the codes file first when it changed;
-  /// zeroes both values in `line`.
+  /// force, else the line they match, with the rules of the codes file (docs/protocol.md,
+  /// "Codes file: options"; `AccessDecision`), and recorded (`DecisionRecorder`: a use
+  /// spent, the log written) before it is returned, so before its verdict is sent.
+  /// Re-reads the codes file first when it changed; zeroes both values in `line`.
   static func decide(
     _ fields: JSONFields, _ line: UnsafeBufferPointer<UInt8>, codes: inout WatchedCodesFile,
     verifier: CodeVerifier, lockout: LockoutKeeper, place: String, recorder: DecisionRecorder,
@@ -477,8 +479,8 @@ enum ControllerService {
         return ExitCode.config.rawValue
       }
     } else {
-      // The key beside the codes file, made on first use like the file (SPEC §9.3: the
-      // packaged controller is fast with no set-up beyond adding people).
+      // The key beside the codes file, made on first use like the file (pinpadctl(1),
+      // FILES: the packaged controller is fast with no set-up beyond adding people).
       let codes = codesPath ?? "/etc/pinpadd/codes"
       switch TagKeyFile.besideCodesFile(codes) {
       case .key(let found, let created):

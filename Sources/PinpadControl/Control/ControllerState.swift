@@ -3,7 +3,7 @@ import PinpadControlCore
 import PinpadCore
 import PinpadSystem
 
-/// The controller's state directory (SPEC §9.5): `--state-dir DIR`, else
+/// The controller's state directory (pinpadctl(1), ACCESS LOG): `--state-dir DIR`, else
 /// `$STATE_DIRECTORY` when systemd sets it (the first of its directories), else
 /// /var/lib/pinpadd-serve.
 enum ControllerStateDirectory {

@@ -4,10 +4,10 @@ import PinpadCore
 import PinpadSystem
 
 /// `pinpadctl log [--since TIME] [--until TIME] [--person NAME] [--door NAME] [--json]
-/// [--keep-days N] [--state-dir DIR]` (SPEC §9.5): the decisions of `serve`, oldest
-/// first, as a table or one JSON object a line. TIME is a local `YYYY-MM-DD`,
-/// `YYYY-MM-DDTHHMM`, or `Nd`, `Nh`, `Nm` ago. `--keep-days N` first deletes what is
-/// older than N days.
+/// [--keep-days N] [--state-dir DIR]` (pinpadctl(1), ACCESS LOG): the decisions of
+/// `serve`, oldest first, as a table or one JSON object a line. TIME is a local
+/// `YYYY-MM-DD`, `YYYY-MM-DDTHHMM`, or `Nd`, `Nh`, `Nm` ago. `--keep-days N` first
+/// deletes what is older than N days.
 enum LogCommand {
   static let usage =
     "log [--since TIME] [--until TIME] [--person NAME] [--door NAME] [--json]"

@@ -3,14 +3,14 @@ import PinpadControlCore
 import PinpadCore
 import PinpadSystem
 
-/// The `--codes FILE` of `pinpadctl serve` as it is on disk (SPEC §9.3, `CodesFile`):
-/// re-read when it changes; a bad line is reported as `FILE:LINE: message` and skipped.
-/// A file that others (neither its owner nor its group) may read or write is not used:
-/// hashes of short codes are cheap to guess, and anyone who can write it could add
-/// their own. Revocation is what matters most: whenever the path is anything but a
-/// readable, valid codes file (gone, a directory, a dangling symlink, refused for its
-/// mode, over 16 MiB, unreadable), every code is denied until a good file is back, with
-/// one line for each change of what is wrong.
+/// The `--codes FILE` of `pinpadctl serve` as it is on disk (docs/protocol.md, "Codes
+/// file: format"; `CodesFile`): re-read when it changes; a bad line is reported as
+/// `FILE:LINE: message` and skipped. A file that others (neither its owner nor its group)
+/// may read or write is not used: hashes of short codes are cheap to guess, and anyone
+/// who can write it could add their own. Revocation is what matters most: whenever the
+/// path is anything but a readable, valid codes file (gone, a directory, a dangling
+/// symlink, refused for its mode, over 16 MiB, unreadable), every code is denied until a
+/// good file is back, with one line for each change of what is wrong.
 struct WatchedCodesFile {
   static let maxBytes = 16 << 20
   let path: String

@@ -4,13 +4,14 @@ import PinpadCore
 import PinpadProgram
 import PinpadSystem
 
-/// `pinpadctl mqtt`: bridges one daemon to an MQTT broker (SPEC §8).
+/// `pinpadctl mqtt`: bridges one daemon to an MQTT broker (docs/protocol.md, "MQTT bridge").
 ///
 /// One thread, one EventLoop (epoll) over the broker socket, the daemon socket, a signalfd
 /// and a timer (`WatchSet`).
-/// The daemon connection exists only while the broker connection does (§8.2): when
-/// the broker goes, the bridge hangs up on the daemon at once, so the screen says
-/// "unavailable" rather than "no response"; both come back when the broker does.
+/// The daemon connection exists only while the broker connection does (docs/protocol.md,
+/// "MQTT: connection"): when the broker goes, the bridge hangs up on the daemon at once,
+/// so the screen says "unavailable" rather than "no response"; both come back when the
+/// broker does.
 enum BridgeService {
   static let usage = """
     Usage: pinpadctl [--socket PATH] mqtt [--config FILE]
@@ -442,7 +443,7 @@ final class SecretLineBuffer {
   }
 }
 
-// MARK: doors (SPEC §10): TOPIC/door/NAME/command takes `open`
+// MARK: doors (docs/protocol.md, "MQTT: door topics"): TOPIC/door/NAME/command takes `open`
 
 extension Bridge {
   func subscribeDoorCommands(_ client: MQTTClient) {
@@ -452,9 +453,9 @@ extension Bridge {
     }
   }
 
-  /// A message on a door's command topic, forwarded as `open`; false for other topics.
   /// A message on a door's command topic: forwarded as an `open` request, unless it is
   /// retained (a stored "open" would open the door at every reconnect) or too large.
+  /// False for other topics.
   func doorCommand(_ message: MQTTClient.Incoming) -> Bool {
     guard MQTTTopic.matches(message.topic, filter: core.doorCommandFilter) else { return false }
     let topic = UntrustedText.escapingControls(message.topic)

@@ -4,18 +4,19 @@ import PinpadProgram
 import PinpadSystem
 
 /// `pinpadctl serve --codes FILE --mqtt`: answers the codes of every device on the
-/// broker (SPEC §8.3). Subscribes to `--topics FILTER` (default `pinpadd/+/+/code`) and
-/// publishes each verdict to the `verdict` topic beside the code's. The codes file is
-/// the one of the local `serve`, checked by the same rules (a code, a card, or both on
-/// one line; `"duress":true` in a duress line's verdict); the payload that held the
-/// code and card is zeroed in libmosquitto's buffer once checked. Its own lockout per
-/// DEVICE/KEYPAD (`LockoutKeeper`, file `fleet-lockout` in the state directory) denies
-/// with `"reason":"locked"` unchecked; a payload over `maxPayload` is dropped unparsed;
-/// what it logs of a topic or id is cleaned (`UntrustedText`), and lines about junk
-/// messages are rate-limited (`JunkLog`).
+/// broker (docs/protocol.md, "Fleet controller"). Subscribes to `--topics FILTER`
+/// (default `pinpadd/+/+/code`) and publishes each verdict to the `verdict` topic beside
+/// the code's. The codes file is the one of the local `serve`, checked by the same rules
+/// (a code, a card, or both on one line; `"duress":true` in a duress line's verdict); the
+/// payload that held the code and card is zeroed in libmosquitto's buffer once checked.
+/// Its own lockout per DEVICE/KEYPAD (`LockoutKeeper`, file `fleet-lockout` in the state
+/// directory) denies with `"reason":"locked"` unchecked; a payload over `maxPayload` is
+/// dropped unparsed; what it logs of a topic or id is cleaned (`UntrustedText`), and
+/// lines about junk messages are rate-limited (`JunkLog`).
 enum FleetController {
   static let defaultFilter = "pinpadd/+/+/code"
-  /// SPEC §8.2: payloads over 64 KiB are dropped unparsed. A code message is under 300 bytes.
+  /// Payloads over 64 KiB are dropped unparsed (docs/protocol.md, "Fleet: topics"). A
+  /// code message is under 300 bytes.
   static let maxPayload = 64 * 1024
 
   static func run(

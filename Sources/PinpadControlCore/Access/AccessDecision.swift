@@ -1,10 +1,11 @@
 import PinpadCore
 
-/// How the controller turns a checked code into a verdict with the rules of SPEC §9.4.
-/// Of the lines a code could match, those that may grant now are checked first, so a
-/// person with two lines (one per door, one per shift) gets the one that opens; only
-/// when none of them matches are the others checked, to name the reason (`expired`
-/// rather than `unknown`). Uses are counted by the caller, in the database.
+/// How the controller turns a checked code into a verdict with the rules of the codes
+/// file (docs/protocol.md, "Codes file: options" and "Codes file: matching"). Of the
+/// lines a code could match, those that may grant now are checked first, so a person with
+/// two lines (one per door, one per shift) gets the one that opens; only when none of
+/// them matches are the others checked, to name the reason (`expired` rather than
+/// `unknown`). Uses are counted by the caller, in the database.
 public enum AccessDecision {
   /// `candidates` with the lines that may grant at `epoch` on `place` first, each group
   /// in file order.

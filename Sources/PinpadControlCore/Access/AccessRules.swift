@@ -1,6 +1,7 @@
 import PinpadCore
 
-/// Why the controller denies a code (SPEC §9.4): the `reason` of a denied verdict.
+/// Why the controller denies a code (docs/protocol.md, "Socket: denial reasons"): the
+/// `reason` of a denied verdict.
 public enum DenialReason: String, CaseIterable, Equatable, Sendable {
   case unknown
   case expired
@@ -239,9 +240,10 @@ public struct WeeklyWindow: Equatable, Sendable {
   }
 }
 
-/// The rules of one codes-file line (SPEC §9.4) other than its secrets: when it is
-/// valid, on which doors, how often. `uses` is counted by the caller's database;
-/// everything else is decided here from a moment, a time zone and a place.
+/// The rules of one codes-file line (docs/protocol.md, "Codes file: options") other than
+/// its secrets: when it is valid, on which doors, how often. `uses` is counted by the
+/// caller's database; everything else is decided here from a moment, a time zone and a
+/// place.
 public struct AccessRules: Equatable, Sendable {
   public var from: WallTime? = nil
   /// Exclusive: the first minute the line no longer grants.

@@ -1,14 +1,14 @@
 import PinpadCore
 
-/// The codes file of `pinpadctl serve` (SPEC §9.3): one person per line,
+/// The codes file of `pinpadctl serve` (docs/protocol.md, "Codes file"): one person per line,
 /// `NAME:HASH[:OPTION,...]`, `#` comments and empty lines skipped. HASH is a crypt(3)
 /// hash of the PIN, or `-` for a person with a card and no PIN. Options:
 /// - `duress`: a code of this line grants, and the verdict carries `"duress":true`;
 /// - `card=HASH`: the crypt(3) hash of the person's card number;
 /// - `tag=KEYID.HEX`, `cardtag=KEYID.HEX`: keyed tags of the PIN and the card
 ///   (`CodeTag`), written by `pinpadctl hash --key`; lines without them still work;
-/// - the rules of §9.4 (`AccessRules`): `from=`, `until=`, `hours=`, `uses=`, `doors=`,
-///   `disabled`.
+/// - the rules (`AccessRules`; docs/protocol.md, "Codes file: options"): `from=`,
+///   `until=`, `hours=`, `uses=`, `doors=`, `disabled`.
 ///
 /// A line that cannot be parsed is reported as `FILE:LINE: message` and skipped; the
 /// others are used. Messages name the person, never a hash.
@@ -23,7 +23,7 @@ public enum CodesFile {
     public var duress = false
     public var pinTag: CodeTag? = nil
     public var cardTag: CodeTag? = nil
-    /// When, where and how often the line grants (SPEC §9.4).
+    /// When, where and how often the line grants (docs/protocol.md, "Codes file: options").
     public var rules = AccessRules()
 
     public init(

@@ -1,7 +1,7 @@
 import PinpadCore
 
 /// Which codes-file lines a code message can match, and what must be checked on each
-/// (SPEC §9.3):
+/// (docs/protocol.md, "Codes file: matching"):
 /// - a `code` alone matches a line's PIN hash;
 /// - a `card` alone matches only a card-only line (`-` for the PIN): a line with a PIN
 ///   hash needs the PIN, always, whatever the keypad's card mode;

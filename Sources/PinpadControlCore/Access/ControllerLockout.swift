@@ -1,11 +1,12 @@
 import PinpadCore
 
-/// The controller's own lockout (SPEC §9.4, reason `locked`), so that `pinpadctl serve`
-/// is never a guessing oracle for codes that reach it over MQTT or from a keypad whose
-/// daemon does not lock:
-/// - per place (a keypad, or DEVICE/KEYPAD in a fleet), §3's rules: after MaxFailures
-///   consecutive denials the place is locked for LockoutSec, doubling per further lockout
-///   up to LockoutMaxSec; a grant resets the count and the doubling;
+/// The controller's own lockout (reason `locked`, docs/protocol.md, "Socket: denial
+/// reasons"), so that `pinpadctl serve` is never a guessing oracle for codes that reach
+/// it over MQTT or from a keypad whose daemon does not lock:
+/// - per place (a keypad, or DEVICE/KEYPAD in a fleet), the daemon's rules
+///   (pinpadd.conf(5), [Lockout]): after MaxFailures consecutive denials the place is
+///   locked for LockoutSec, doubling per further lockout up to LockoutMaxSec; a grant
+///   resets the count and the doubling;
 /// - for all places together, a bound on checks that end denied (`GlobalBound`), so that
 ///   inventing keypad names buys no more guesses than a few keypads would.
 /// While either is in force a code is denied without being checked, at no crypt(3) cost.

@@ -1,7 +1,8 @@
 import PinpadCore
 
 /// What `pinpadctl mqtt` publishes for the daemon's messages and what it forwards from
-/// the broker (SPEC §8.1). Pure: the shell owns the sockets and the clock.
+/// the broker (docs/protocol.md, "MQTT: topics"). Pure: the shell owns the sockets and
+/// the clock.
 ///
 /// State is taken from the daemon's own `status` answers rather than guessed from
 /// events: after each message about a keypad the bridge asks for `status`, and
@@ -55,7 +56,8 @@ public struct BridgeCore {
   /// How many code ids the bridge remembers: far more than the daemon has waiting
   /// (one per keypad) and has settled lately.
   public static let rememberedCodes = 1024
-  /// The largest verdict payload read; bigger ones are dropped unparsed (SPEC §8.2).
+  /// The largest verdict payload read; bigger ones are dropped unparsed
+  /// (docs/protocol.md, "MQTT: verdicts").
   public static let maxVerdictPayload = 64 * 1024
 
   public init(
@@ -204,8 +206,8 @@ public struct BridgeCore {
   }
 
   /// A verdict payload as a line for the daemon, or why not; its `message` is cleaned
-  /// and cut to SPEC §4.3's 200 bytes (on a character boundary), so the line always
-  /// fits the socket's 4096 bytes.
+  /// and cut to 200 bytes (on a character boundary; docs/protocol.md, "Socket: verdict"),
+  /// so the line always fits the socket's 4096 bytes.
   public static func verdictLine(payload: [UInt8]) -> Result<String, RequestError> {
     verdict(payload: payload).map(\.line)
   }

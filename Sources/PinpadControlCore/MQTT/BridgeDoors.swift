@@ -1,10 +1,11 @@
 import PinpadCore
 
-/// The doors of SPEC §10 on MQTT: `TOPIC/door/NAME/event` (each `door` message as is),
-/// a retained `TOPIC/door/NAME/state` `{"lock":...,"contact":...}` taken from the
-/// daemon's `status` answers, and `open` taken on `TOPIC/door/NAME/command` (broker ACLs
-/// decide who may publish there). With discovery, a Home Assistant lock entity per door
-/// and a door binary sensor for a door with a contact.
+/// The doors on MQTT (docs/protocol.md, "MQTT: door topics"): `TOPIC/door/NAME/event`
+/// (each `door` message as is), a retained `TOPIC/door/NAME/state`
+/// `{"lock":...,"contact":...}` taken from the daemon's `status` answers, and `open`
+/// taken on `TOPIC/door/NAME/command` (broker ACLs decide who may publish there). With
+/// discovery, a Home Assistant lock entity per door and a door binary sensor for a door
+/// with a contact.
 extension BridgeCore {
   public var doorCommandFilter: String { topic + "/door/+/command" }
 

@@ -1,11 +1,12 @@
 import PinpadCore
 
 /// The bridge's lines for the daemon (verdicts, status requests) waiting for room in
-/// its socket (SPEC §8.2): whole lines, at most `capacity` bytes. The shell writes
-/// `pending` as far as the kernel takes it and reports `sent`; a line that finds the
-/// queue full is dropped, counted, and said in a warning: the first at once, then one
-/// line with the count at most every `reportInterval` while drops go on. Pure: the
-/// shell owns the socket and the clock. Verdict lines carry no digit of a code.
+/// its socket (docs/protocol.md, "MQTT: verdicts"): whole lines, at most `capacity`
+/// bytes. The shell writes `pending` as far as the kernel takes it and reports `sent`; a
+/// line that finds the queue full is dropped, counted, and said in a warning: the first
+/// at once, then one line with the count at most every `reportInterval` while drops go
+/// on. Pure: the shell owns the socket and the clock. Verdict lines carry no digit of a
+/// code.
 public struct DaemonOutbox {
   public let capacity: Int
   public static let defaultCapacity = 1024 * 1024

@@ -1,4 +1,4 @@
-/// Reads `pinpadd.conf` and its drop-ins (SPEC §2) into a `Configuration`.
+/// Reads `pinpadd.conf` and its drop-ins (pinpadd.conf(5)) into a `Configuration`.
 ///
 /// The syntax is systemd's INI dialect:
 /// - `[Section]` headers; `[Keypad NAME]` for each keypad. A section may appear again
@@ -10,8 +10,9 @@
 ///   once per section (a second `Length=` is a mistake, not an override): an error
 ///   naming both lines.
 /// - Lines starting with `#` or `;` are comments. A `#` after whitespace also starts a
-///   comment to the end of the line, so SPEC §2's annotated listing parses as written
-///   (`Prompt=Door#2` keeps its `#`; a `#` after a space cannot be part of a value).
+///   comment to the end of the line, so an annotated listing (`MinLength=4 # ...`) parses
+///   as written (`Prompt=Door#2` keeps its `#`; a `#` after a space cannot be part of a
+///   value).
 /// - An empty value restores the built-in default of a single value (`Length=` means
 ///   variable length, `Prompt=` "Enter PIN") and empties a list (`RevealKeys=` turns
 ///   revealing off, `Match=` matches nothing by itself). `AllowedDigits=` is the one
@@ -508,7 +509,7 @@ public protocol AccountNames {
   func groupExists(_ name: String) -> Bool
 }
 
-/// `[Door NAME]` headers and the checks between a door's keys (SPEC §10).
+/// `[Door NAME]` headers and the checks between a door's keys (pinpadd.conf(5), [Door NAME]).
 extension ConfigReader {
   fileprivate mutating func doorHeader(_ name: String, at here: Location) throws(ConfigError)
     -> Section

@@ -15,8 +15,9 @@ extension Configuration {
       if !lines.isEmpty { lines.append("") }
       lines.append(title)
       for (key, value) in pairs {
-        // Group=, AllowUsers=, AllowGroups= behave differently once written (SPEC §4.1):
-        // a default one stays a comment so the output re-parses to the same thing.
+        // Group=, AllowUsers=, AllowGroups= behave differently once written
+        // (pinpadd.conf(5), [Socket]): a default one stays a comment so the output
+        // re-parses to the same thing.
         let isDefault = title == "[Socket]" && implicitSocketKeys.contains(key)
         lines.append(isDefault ? "# \(key)=\(value) (default)" : "\(key)=\(value)")
       }

@@ -1,5 +1,5 @@
-/// Parsers for the value types of SPEC §2. Each takes the key and the trimmed value so
-/// its message can name both; the caller adds the file and line.
+/// Parsers for the value types of pinpadd.conf(5), DESCRIPTION. Each takes the key and
+/// the trimmed value so its message can name both; the caller adds the file and line.
 
 /// A value the parser refuses: the message without file and line.
 struct ConfigProblem: Error {
@@ -82,7 +82,7 @@ enum ConfigValue {
   }
 
   /// Space-separated kernel key names (`KEY_ENTER KEY_KPENTER`), duplicates dropped.
-  /// Digit keys are refused: a digit is always a digit (SPEC §3).
+  /// Digit keys are refused: a digit is always a digit (pinpadd.conf(5), [Entry]).
   static func keyList(_ key: String, _ value: String) throws(ConfigProblem) -> [KeyCode] {
     var keys: [KeyCode] = []
     for name in words(value) {

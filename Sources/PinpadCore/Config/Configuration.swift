@@ -1,4 +1,4 @@
-/// The effective configuration (SPEC §2), with the built-in defaults.
+/// The effective configuration (pinpadd.conf(5)), with the built-in defaults.
 ///
 /// `ConfigParser` builds one from `pinpadd.conf` and its drop-ins; `render()` prints it
 /// back in the same INI format for `pinpadd --check-config`.
@@ -10,9 +10,10 @@ public struct Configuration: Equatable, Sendable {
   public var keypads: [KeypadConfig] = []
   public var display = DisplayConfig()
   public var socket = SocketConfig()
-  /// `[MQTT]` as written, for `pinpadctl mqtt` (SPEC §8); the daemon ignores it.
+  /// `[MQTT]` as written, for `pinpadctl mqtt` (pinpadd.conf(5), [MQTT]); the daemon
+  /// ignores it.
   public var mqtt = MQTTConfig()
-  /// `[Door NAME]` sections in file order (SPEC §10).
+  /// `[Door NAME]` sections in file order (pinpadd.conf(5), [Door NAME]).
   public var doors: [DoorConfig] = []
   public init() {}
 }
@@ -73,7 +74,7 @@ public struct KeypadConfig: Equatable, Sendable {
   public init(name: String) { self.name = name }
 }
 
-/// What a keypad accepts from its card reader (SPEC §9.1).
+/// What a keypad accepts from its card reader (pinpadd.conf(5), [Keypad NAME]).
 public enum CardMode: String, Equatable, Sendable, CaseIterable {
   /// No card reader: PINs only.
   case off

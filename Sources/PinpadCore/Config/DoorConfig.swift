@@ -1,5 +1,6 @@
-/// `[Door NAME]` sections (SPEC §10): the lock relay, the door contact and the exit
-/// button of one door, each a GPIO line, and the timings of its state machine.
+/// `[Door NAME]` sections (pinpadd.conf(5), [Door NAME]): the lock relay, the door
+/// contact and the exit button of one door, each a GPIO line, and the timings of its
+/// state machine.
 public struct DoorConfig: Equatable, Sendable {
   public var name: String
   /// Keypad names whose granted verdicts open this door; empty: every keypad.
@@ -40,7 +41,7 @@ public struct DoorConfig: Equatable, Sendable {
   }
 }
 
-/// What the lock does when its line is released (SPEC §10).
+/// What the lock does when its line is released (pinpadd.conf(5), [Door NAME]).
 public enum DoorFailMode: String, Equatable, Sendable, CaseIterable {
   /// The released (inactive) line locks: the relay is active while unlocked.
   case secure

@@ -1,6 +1,7 @@
 extension LockoutConfig {
   /// The length of lockout number `level` (from 1): LockoutSec × 2^(level-1), capped at
-  /// LockoutMaxSec (SPEC §3). Shared by the daemon's keypads and the controller.
+  /// LockoutMaxSec (pinpadd.conf(5), [Lockout]). Shared by the daemon's keypads and the
+  /// controller.
   public func lockoutLength(level: Int) -> Duration {
     let cap = lockoutMax.nanoseconds
     var length = lockout.nanoseconds

@@ -1,4 +1,5 @@
-/// The `[MQTT]` section (SPEC §8): read by `pinpadctl mqtt` and `serve --mqtt`.
+/// The `[MQTT]` section (pinpadd.conf(5), [MQTT]): read by `pinpadctl mqtt` and
+/// `serve --mqtt`.
 ///
 /// The daemon accepts and ignores it, so the parser keeps the values as written (with
 /// where each was set) and `validated(hostName:)` checks them: `pinpadd --check-config`
@@ -199,7 +200,7 @@ public struct BrokerURL: Equatable, Sendable {
 }
 
 extension String {
-  /// `%H` replaced by `host` (the only placeholder of SPEC §8).
+  /// `%H` replaced by `host` (the only placeholder of pinpadd.conf(5), [MQTT]).
   /// (A byte loop: `firstRange(of:)` would link the regex library into pinpadd.)
   func replacingHost(_ host: String) -> String {
     let bytes = Array(utf8)

@@ -18,12 +18,12 @@ public enum MQTTTopic {
     return nil
   }
 
-  /// Why `name` cannot name a keypad, or nil (SPEC §2, §8.1): every keypad is one level
-  /// of its MQTT topics, so `/`, `+` and `#` (a level break and the wildcards) are
-  /// refused, with control and Unicode format characters (bidi overrides, zero-width)
-  /// and U+FFFD, which is what a byte that is not UTF-8 reads as. Spaces are allowed
-  /// (they become `_` in topics), so two names can still meet in one topic: see
-  /// `topicCollision`.
+  /// Why `name` cannot name a keypad, or nil (pinpadd.conf(5), [Keypad NAME];
+  /// docs/protocol.md, "MQTT: topics"): every keypad is one level of its MQTT topics, so
+  /// `/`, `+` and `#` (a level break and the wildcards) are refused, with control and
+  /// Unicode format characters (bidi overrides, zero-width) and U+FFFD, which is what a
+  /// byte that is not UTF-8 reads as. Spaces are allowed (they become `_` in topics), so
+  /// two names can still meet in one topic: see `topicCollision`.
   public static func problemAsKeypadName(_ name: String) -> String? {
     for scalar in name.unicodeScalars {
       switch scalar {

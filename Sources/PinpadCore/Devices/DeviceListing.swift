@@ -1,4 +1,4 @@
-/// One line of `pinpadd --list-devices` (SPEC §1), fields separated by tabs:
+/// One line of `pinpadd --list-devices` (pinpadd(8), OPTIONS), fields separated by tabs:
 ///
 ///     /dev/input/event2<TAB>QEMU QEMU USB Keyboard<TAB>0627:0001<TAB>usb-0000:00:04.0-1/input0<TAB>yes<TAB>default
 ///

@@ -1,4 +1,4 @@
-/// Decides which keypad, if any, an input device serves (SPEC §2 `[Keypad NAME]`).
+/// Decides which keypad, if any, an input device serves (pinpadd.conf(5), [Keypad NAME]).
 ///
 /// `Match=` tokens, by their form:
 /// - `/dev/...`: a device path glob, compared with the event node and each of udev's links
@@ -15,7 +15,8 @@
 /// The decision, first rule that applies:
 /// 1. A device without digit keys is never a keypad.
 /// 1a. The first section, in file order, whose `CardReader=` tokens match makes it that
-///    keypad's card reader (SPEC §9.1): never a keypad itself, whatever else matches.
+///    keypad's card reader (pinpadd(8), CARD READERS): never a keypad itself, whatever
+///    else matches.
 /// 2. udev's `ENV{PINPADD_KEYPAD}=NAME` puts it on keypad NAME (with that section's
 ///    settings when one exists, else the defaults).
 /// 3. The first section, in file order, with a token that matches.

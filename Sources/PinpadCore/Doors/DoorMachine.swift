@@ -1,6 +1,6 @@
-/// One door of SPEC §10 as a value: the lock (locked, or unlocked until an instant), the
-/// door contact (open, closed, none, or unknown while its chip is gone), the exit button,
-/// debouncing of both inputs, and the `forced` and `held_open` alarms.
+/// One door (docs/protocol.md, "Doors") as a value: the lock (locked, or unlocked until
+/// an instant), the door contact (open, closed, none, or unknown while its chip is gone),
+/// the exit button, debouncing of both inputs, and the `forced` and `held_open` alarms.
 ///
 /// Inputs in, actions out; the shell drives the relay and reads the lines. `now` is the
 /// monotonic clock. The relay is only ever driven by an action from here, so the rules

@@ -104,7 +104,8 @@ public struct Doors: Sendable {
 }
 
 extension DaemonMessage {
-  /// `{"type":"door","door":NAME,"event":EVENT[,"by":ID|exit|remote]}` (SPEC §10).
+  /// `{"type":"door","door":NAME,"event":EVENT[,"by":ID|exit|remote]}` (docs/protocol.md,
+  /// "Socket: door").
   public static func door(_ door: String, event: String, by: String?) -> String {
     text { self.door(door, event: event, by: by, into: &$0) }
   }

@@ -1,5 +1,6 @@
-/// One keypad's code entry and lockout (SPEC §3): a value that turns key presses,
-/// verdicts and the passing of time into `EntryAction`s. It does no I/O and reads no clock.
+/// One keypad's code entry and lockout (pinpadd.conf(5), [Entry] and [Lockout]): a value
+/// that turns key presses, verdicts and the passing of time into `EntryAction`s. It does
+/// no I/O and reads no clock.
 ///
 /// Presses are first collected into a pending group; a group settles `burstInterval`
 /// after its last press (at a `.tick` or when a later press arrives outside the

@@ -4,9 +4,10 @@ public enum EntryInput: Sendable {
   case key(KeyCode, value: Int32)
   /// The kernel dropped events on this keypad (SYN_DROPPED): the partial entry is wiped.
   case eventsDropped
-  /// A card went to the controller without a PIN (SPEC §9.1): a partial entry is wiped
-  /// (`cleared`) and the keypad waits for the verdict as after a code, which counts
-  /// toward the lockout the same way. The machine answers with an empty `.submit`.
+  /// A card went to the controller without a PIN (pinpadd(8), CARD READERS): a partial
+  /// entry is wiped (`cleared`) and the keypad waits for the verdict as after a code,
+  /// which counts toward the lockout the same way. The machine answers with an empty
+  /// `.submit`.
   case cardSubmitted
   /// A new card replaced the one this entry was typed for: a partial entry is wiped
   /// with a `cleared` event.
@@ -32,12 +33,13 @@ public enum VerdictOutcome: String, Equatable, Sendable {
   case undelivered
 }
 
-/// The lifecycle events of SPEC §4.2 (`{"type":"entry","event":...}`); they carry a
-/// length, never a digit.
+/// The lifecycle events of docs/protocol.md, "Socket: entry"
+/// (`{"type":"entry","event":...}`); they carry a length, never a digit.
 public enum EntryEvent: String, Equatable, Sendable, CaseIterable {
   case started, changed, deleted, cleared, timeout, rejected
   /// A card was read and taken (held for its PIN, or submitted): never its digits nor
-  /// its length (SPEC §4.2, §9.1). The session sends it; entry machines never do.
+  /// its length (docs/protocol.md, "Socket: entry"). The session sends it; entry machines
+  /// never do.
   case cardRead = "card_read"
 }
 

@@ -1,17 +1,20 @@
-/// The socket protocol of SPEC §4: one JSON object per line, at most 4096 bytes.
+/// The socket protocol (docs/protocol.md, "Socket: framing"): one JSON object per line,
+/// at most 4096 bytes.
 public enum ProtocolVersion {
   public static let number = 1
   public static let maxLineBytes = 4096
 }
 
-/// What a client may send (SPEC §4.3).
+/// What a client may send (docs/protocol.md, "Socket: verdict", "Socket: status request",
+/// "Socket: open").
 public enum ClientRequest: Equatable, Sendable {
-  /// `duress`: the controller says the code was a duress code (SPEC §9.2); `reason`:
-  /// why it denied (SPEC §9.4), passed through in the `verdict` event.
+  /// `duress`: the controller says the code was a duress code (docs/protocol.md, "Socket:
+  /// alarm"); `reason`: why it denied (docs/protocol.md, "Socket: denial reasons"),
+  /// passed through in the `verdict` event.
   case verdict(
     id: String, granted: Bool, message: String?, duress: Bool = false, reason: String? = nil)
   case status
-  /// `{"type":"open","door":NAME}`: unlock a door (SPEC §10).
+  /// `{"type":"open","door":NAME}`: unlock a door (docs/protocol.md, "Socket: open").
   case open(door: String)
 
   /// Parses one line (without its newline). The error is the `reason` of the
@@ -223,8 +226,9 @@ enum QuickVerdict {
   }
 }
 
-/// A denial's reason (SPEC §9.4's words, or a controller's own): 1 to 32 of a-z and `_`,
-/// so it can go into the verdict event and MQTT as is.
+/// A denial's reason (the words of docs/protocol.md, "Socket: denial reasons", or a
+/// controller's own): 1 to 32 of a-z and `_`, so it can go into the verdict event and
+/// MQTT as is.
 public func isReasonWord(_ word: String) -> Bool {
   (1...32).contains(word.utf8.count) && word.utf8.allSatisfy { (97...122).contains($0) || $0 == 95 }
 }
@@ -235,10 +239,10 @@ public struct RequestError: Error, Equatable, Sendable {
   public init(_ reason: String) { self.reason = reason }
 }
 
-/// Lines the daemon sends (SPEC §4.2). Each is one line of JSON with its newline.
-/// Only `appendCode` carries digits, and it writes them into a caller's byte buffer.
-/// The fixed-shape lines are written byte by byte (`JSONLine`); `status` goes through
-/// `JSONValue`. The tests hold both to the same text.
+/// Lines the daemon sends (docs/protocol.md, "Socket"). Each is one line of JSON with its
+/// newline. Only `appendCode` carries digits, and it writes them into a caller's byte
+/// buffer. The fixed-shape lines are written byte by byte (`JSONLine`); `status` goes
+/// through `JSONValue`. The tests hold both to the same text.
 public enum DaemonMessage {
   public static func hello(version: String) -> String {
     var out = JSONLine(type: "hello")
@@ -267,7 +271,8 @@ public enum DaemonMessage {
     text { keypad(name: name, added: added, device: device, role: role, into: &$0) }
   }
 
-  /// `{"type":"alarm","reason":"duress","keypad":...,"id":...}` (SPEC §9.2).
+  /// `{"type":"alarm","reason":"duress","keypad":...,"id":...}` (docs/protocol.md,
+  /// "Socket: alarm").
   public static func alarm(reason: String, keypad: String, id: String) -> String {
     text { alarm(reason: reason, keypad: keypad, id: id, into: &$0) }
   }
@@ -362,9 +367,9 @@ public enum DaemonMessage {
   /// Appends `{"type":"code","id":...,"keypad":...,"code":"DIGITS","at":...}\n` to
   /// `buffer`, writing the digits straight from `digits` into it (no String and no
   /// other buffer ever holds them). A `card` adds `"card":"DIGITS"` after the code; empty
-  /// `digits` with a card leave `code` out (a card alone, SPEC §9.1). The caller reserves
-  /// room for the whole line (so the buffer never reallocates), locks it, and zeroes the
-  /// bytes once they are sent.
+  /// `digits` with a card leave `code` out (a card alone, docs/protocol.md, "Socket:
+  /// code"). The caller reserves room for the whole line (so the buffer never
+  /// reallocates), locks it, and zeroes the bytes once they are sent.
   public static func appendCode(
     id: String, keypad: String, digits: SecretDigits, card: SecretDigits? = nil, at: String,
     to buffer: inout [UInt8]

@@ -1,7 +1,7 @@
-/// A line the daemon sends its clients (SPEC §4.2), as a value: the `Session` and the
-/// `Doors` say what to send, the shell turns it into bytes (`line`, or `OutgoingLines`
-/// for the per-key path) where it writes to the socket. None carries a code or a card:
-/// `code` lines are written by `DaemonMessage.appendCode` alone.
+/// A line the daemon sends its clients (docs/protocol.md, "Socket"), as a value: the
+/// `Session` and the `Doors` say what to send, the shell turns it into bytes (`line`, or
+/// `OutgoingLines` for the per-key path) where it writes to the socket. None carries a
+/// code or a card: `code` lines are written by `DaemonMessage.appendCode` alone.
 public enum OutgoingMessage: Equatable, Sendable {
   /// `{"type":"entry","keypad":...,"event":...,"length":N}`.
   case entry(keypad: String, event: EntryEvent, length: Int)
@@ -11,9 +11,10 @@ public enum OutgoingMessage: Equatable, Sendable {
   case verdict(id: String, result: VerdictResult, reason: String? = nil)
   /// `{"type":"lockout","keypad":...,"seconds":N}`.
   case lockout(keypad: String, seconds: Int)
-  /// `{"type":"alarm","reason":...,"keypad":...,"id":...}` (SPEC §9.2).
+  /// `{"type":"alarm","reason":...,"keypad":...,"id":...}` (docs/protocol.md, "Socket:
+  /// alarm").
   case alarm(reason: String, keypad: String, id: String)
-  /// `{"type":"door","door":...,"event":...[,"by":...]}` (SPEC §10).
+  /// `{"type":"door","door":...,"event":...[,"by":...]}` (docs/protocol.md, "Socket: door").
   case door(String, event: DoorMachine.Event, by: DoorMachine.Opener?)
   /// `{"type":"error","reason":...}`.
   case error(String)
@@ -49,7 +50,7 @@ public enum OutgoingMessage: Equatable, Sendable {
 /// The `result` of a `verdict` event.
 public enum VerdictResult: String, Equatable, Sendable, CaseIterable {
   case granted, denied
-  /// No verdict came within VerdictTimeoutSec (SPEC §4.4).
+  /// No verdict came within VerdictTimeoutSec (docs/protocol.md, "Socket: delivery").
   case timeout
 
   /// `rawValue` as a literal, for the line's bytes.

@@ -1,9 +1,9 @@
 /// "2026-11-30T12:00:00.000Z" (UTC, milliseconds) for a wall-clock time in nanoseconds
-/// since the Unix epoch: the `at` of a `code` line (SPEC §4.3). Worked out with integer
-/// arithmetic (the proleptic Gregorian calendar from a day count, as in Howard Hinnant's
-/// `civil_from_days`), not `gmtime_r`, which takes glibc's time zone lock for every
-/// code. An Int64 of nanoseconds spans the years 1677-2262, so the year always has four
-/// digits and the text always 24 bytes.
+/// since the Unix epoch: the `at` of a `code` line (docs/protocol.md, "Socket: code").
+/// Worked out with integer arithmetic (the proleptic Gregorian calendar from a day count,
+/// as in Howard Hinnant's `civil_from_days`), not `gmtime_r`, which takes glibc's time
+/// zone lock for every code. An Int64 of nanoseconds spans the years 1677-2262, so the
+/// year always has four digits and the text always 24 bytes.
 public enum UTCTimestamp {
   public static let length = 24
 

@@ -1,7 +1,7 @@
 /// Text that came from outside (a controller's verdict message, a line of a file) made
 /// safe to show or log: nothing in it can drive a terminal or reorder what is shown.
 public enum UntrustedText {
-  /// The most UTF-8 bytes a verdict message keeps (SPEC §4.3).
+  /// The most UTF-8 bytes a verdict message keeps (docs/protocol.md, "Socket: verdict").
   public static let maxMessageBytes = 200
 
   /// `text` without C0 controls, DEL, C1 controls (U+0080...U+009F, e.g. the one-byte

@@ -1,6 +1,6 @@
-/// Everything a renderer needs to draw one frame (SPEC §5), and nothing secret unless
-/// it is meant to be seen: `digits` is set only while an entry is revealed or under
-/// `Mask=digits`.
+/// Everything a renderer needs to draw one frame (pinpadd.conf(5), [Display]), and
+/// nothing secret unless it is meant to be seen: `digits` is set only while an entry is
+/// revealed or under `Mask=digits`.
 ///
 /// Renderers (console, framebuffer, snapshot) draw this model and nothing else, so
 /// two models that are equal give identical frames.

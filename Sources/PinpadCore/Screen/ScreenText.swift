@@ -1,7 +1,7 @@
 /// The words of each screen, built from the phase (never from digits).
 public enum ScreenText {
   public static let checking = "Checking\u{2026}"
-  /// The prompt once a card was read in card+pin mode (SPEC §9.1).
+  /// The prompt once a card was read in card+pin mode (pinpadd.conf(5), [Keypad NAME]).
   public static let cardReadPrompt = "Card read - enter PIN"
   /// The notice for a keypad digit that needs a card first.
   public static let presentCard = "Present card first"

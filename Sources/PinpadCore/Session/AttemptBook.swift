@@ -1,4 +1,5 @@
-/// The codes handed to the controller and what became of them (SPEC §4.4).
+/// The codes handed to the controller and what became of them (docs/protocol.md, "Socket:
+/// delivery").
 ///
 /// A code first waits for a client (up to DeliveryTimeoutSec), holding its digits; it
 /// is offered to the clients (`offerWaiting`) and the shell's answer (`offerAnswered`)
@@ -12,7 +13,8 @@ public struct AttemptBook {
     public let keypad: String
     /// The digits, only while no client has had them (empty for a card alone).
     public fileprivate(set) var digits: SecretDigits?
-    /// The card number that came with them (SPEC §9.1), wiped with the digits.
+    /// The card number that came with them (docs/protocol.md, "Socket: code"), wiped with
+    /// the digits.
     public fileprivate(set) var card: SecretDigits? = nil
     public fileprivate(set) var deadline: Instant
     /// An offer is out (the shell is writing the code) and not answered yet: the code is
@@ -34,8 +36,9 @@ public struct AttemptBook {
   private var random: any RandomNumberGenerator
 
   /// Ids are 128 random bits as 32 lowercase hex digits, drawn afresh for each attempt
-  /// (SPEC §8.2): nothing visible (an earlier id, a start time) tells the next one, so
-  /// no verdict can be published for an attempt before its code exists.
+  /// (docs/protocol.md, "Socket: code"): nothing visible (an earlier id, a start time)
+  /// tells the next one, so no verdict can be published for an attempt before its code
+  /// exists.
   public init(random: any RandomNumberGenerator) { self.random = random }
 
   public static let idLength = 32

@@ -1,5 +1,6 @@
-/// One keypad's card reader (SPEC §9.1): the number being typed by the reader and the
-/// card read last, held until it is submitted (or, in card+pin, until its PIN comes).
+/// One keypad's card reader (pinpadd(8), CARD READERS): the number being typed by the
+/// reader and the card read last, held until it is submitted (or, in card+pin, until its
+/// PIN comes).
 ///
 /// A reader types the number's digits and then Enter, faster than any person, so none
 /// of the PIN entry's rules (bursts, allowed digits, lengths) apply here. A key that is

@@ -1,7 +1,8 @@
 /// Lockout state kept in `STATE_DIR/lockout` so a restart does not reset a lockout
-/// (SPEC §3). One line per keypad: `NAME FAILURES LEVEL LOCKED_UNTIL_UNIX_MS` (0 when
-/// not locked), with `%` and spaces in NAME written `%25` and `%20` (a `[Keypad NAME]`
-/// may hold spaces). Wall-clock time, because the monotonic clock restarts with the machine.
+/// (pinpadd(8), OPTIONS, --state-dir). One line per keypad:
+/// `NAME FAILURES LEVEL LOCKED_UNTIL_UNIX_MS` (0 when not locked), with `%` and spaces in
+/// NAME written `%25` and `%20` (a `[Keypad NAME]` may hold spaces). Wall-clock time,
+/// because the monotonic clock restarts with the machine.
 public struct LockoutStore {
   public let path: String
 

@@ -1,6 +1,7 @@
 /// Every decision of the daemon, as one value: the entry of each keypad, the codes
-/// handed to the controller and their timeouts (SPEC §4.4), lockouts and when to save
-/// them, what the screen shows and for which keypad, `status` answers and reloads.
+/// handed to the controller and their timeouts (docs/protocol.md, "Socket: delivery"),
+/// lockouts and when to save them, what the screen shows and for which keypad, `status`
+/// answers and reloads.
 ///
 /// Events in, effects out; nothing is read or written. `now` is the monotonic clock.
 /// The socket's timeouts and retries run on it; the entry machines and the screen run
@@ -274,7 +275,7 @@ public struct Session {
     feed(.key(code, value: value), keypad: k, at: at, now: now, &out)
   }
 
-  // MARK: Cards (SPEC §9.1)
+  // MARK: Cards (pinpadd(8), CARD READERS)
 
   /// The card mode of a keypad (`off` for one without a section).
   public func cardMode(_ keypad: String) -> CardMode {
@@ -442,7 +443,7 @@ public struct Session {
     }
   }
 
-  // MARK: Codes and verdicts (SPEC §4.4)
+  // MARK: Codes and verdicts (docs/protocol.md, "Socket: delivery")
 
   /// Every code still held goes to the clients (each once until the shell answers).
   private mutating func offerWaitingCodes(_ out: inout [Effect]) {

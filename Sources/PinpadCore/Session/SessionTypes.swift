@@ -1,4 +1,5 @@
-/// What a device is to its keypad: the `role` of `keypad` events (SPEC §4.2).
+/// What a device is to its keypad: the `role` of `keypad` events (docs/protocol.md,
+/// "Socket: keypad").
 public enum DeviceRole: String, Equatable, Sendable, CaseIterable {
   case keypad
   case cardReader = "card_reader"
@@ -12,14 +13,14 @@ public enum SessionEvent {
   case start
   /// An evdev key event (value 1 press, 0 release, 2 repeat) from `keypad`'s input.
   case key(keypad: String, KeyCode, value: Int32, stamp: Instant)
-  /// A key event from `keypad`'s card reader (SPEC §9.1).
+  /// A key event from `keypad`'s card reader (pinpadd(8), CARD READERS).
   case cardKey(keypad: String, KeyCode, value: Int32, stamp: Instant)
   /// `keypad`'s card reader lost events: the number being read is dropped.
   case cardDropped(keypad: String)
   /// `keypad`'s input lost events in the kernel (SYN_DROPPED).
   case dropped(keypad: String, stamp: Instant)
   /// A device of `keypad` appeared or went away: its keypad, or its card reader (whose
-  /// removal wipes the card being read and the card held, SPEC §9.1).
+  /// removal wipes the card being read and the card held, pinpadd(8), CARD READERS).
   case deviceAdded(keypad: String, path: String, role: DeviceRole = .keypad)
   case deviceRemoved(keypad: String, path: String, role: DeviceRole = .keypad)
   /// A touch or click, with the on-screen key under it (hit-tested by the shell).
@@ -31,7 +32,7 @@ public enum SessionEvent {
   /// The answer to `Effect.sendCode`: how many clients took the line, of how many.
   case codeSent(id: String, clients: Int, connected: Int)
   /// A client's verdict (`client` is its serial number, for the log and the reply);
-  /// `duress` raises the alarm of SPEC §9.2.
+  /// `duress` raises the alarm (docs/protocol.md, "Socket: alarm").
   case verdict(
     id: String, granted: Bool, message: String?, duress: Bool = false, reason: String? = nil,
     client: Int)
@@ -82,7 +83,7 @@ public enum Effect {
   /// The attempt is decided: a client that has not read its code must not get it.
   case dropUnreadCode(id: String)
   /// A granted verdict decided a still-waiting attempt from `keypad`: its doors open
-  /// (SPEC §10). Never for a late, repeated or unknown id.
+  /// (docs/protocol.md, "Doors: who may unlock"). Never for a late, repeated or unknown id.
   case attemptGranted(id: String, keypad: String)
   case show(ScreenModel)
   /// Writes the lockout file (`LockoutStore.render` at `now`, the Session's entry time)

@@ -1,9 +1,9 @@
 import PinpadCore
 import PinpadSystem
 
-/// The GPIO part of `pinpadd --list-devices` (SPEC §10): one line per chip (path, label,
-/// line count), then one per line with its offset, name, consumer and which `[Door]` key
-/// names it. Nothing is requested: the lines are only described.
+/// The GPIO part of `pinpadd --list-devices` (pinpadd.conf(5), [Door NAME]): one line per
+/// chip (path, label, line count), then one per line with its offset, name, consumer and
+/// which `[Door]` key names it. Nothing is requested: the lines are only described.
 public enum GPIOListCommand {
   public static func lines(configuration: Configuration, directory: String = "/dev") -> [String] {
     var out: [String] = []

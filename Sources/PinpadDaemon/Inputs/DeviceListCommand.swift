@@ -2,9 +2,9 @@ import PinpadCore
 import PinpadInput
 import PinpadSystem
 
-/// `pinpadd --list-devices` (SPEC §1): one line per `/dev/input/event*` with path, name,
-/// `vvvv:pppp`, phys, whether it can serve as a keypad, and the `[Keypad]` section it
-/// goes to (see `DeviceListing` for the format).
+/// `pinpadd --list-devices` (pinpadd(8), OPTIONS): one line per `/dev/input/event*` with
+/// path, name, `vvvv:pppp`, phys, whether it can serve as a keypad, and the `[Keypad]`
+/// section it goes to (see `DeviceListing` for the format).
 ///
 /// Device data comes from udev and sysfs, so no permission on the nodes is needed; a node
 /// sysfs does not know is opened instead, and one that cannot be opened either is still
@@ -34,7 +34,7 @@ public enum DeviceListCommand {
     if lines.isEmpty {
       DaemonMain.printError("pinpadd: \(emptyListing(directory, inputDirectoryProblem(directory)))")
     }
-    // GPIO chips for [Door] lines (SPEC §10), after a heading line.
+    // GPIO chips for [Door] lines (pinpadd.conf(5), [Door NAME]), after a heading line.
     let gpio = GPIOListCommand.lines(configuration: configuration)
     if !gpio.isEmpty || !configuration.doors.isEmpty {
       print("# GPIO chips")

@@ -5,7 +5,7 @@ import PinpadSystem
 public enum SourceEvent {
   /// An evdev key event (value 1 press, 0 release, 2 repeat) at `time`.
   case key(KeyCode, value: Int32, time: Instant)
-  /// A key event from the keypad's card reader (SPEC §9.1).
+  /// A key event from the keypad's card reader (pinpadd(8), CARD READERS).
   case cardKey(KeyCode, value: Int32, time: Instant)
   /// The card reader lost events (SYN_DROPPED).
   case cardDropped

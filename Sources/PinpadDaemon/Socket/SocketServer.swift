@@ -67,8 +67,8 @@ public final class SocketClient {
   func holdsSecret(of id: String) -> Bool { secrets.contains { $0.id == id && $0.end > sent } }
 }
 
-/// The controller socket of SPEC §4: accepts clients, checks their credentials,
-/// splits their lines and queues what the daemon sends them.
+/// The controller socket (docs/protocol.md, "Socket"): accepts clients, checks their
+/// credentials, splits their lines and queues what the daemon sends them.
 ///
 /// Nothing here blocks: what a batch of events queues for a client goes out in one
 /// write when the batch ends (at once for a hello or a code line, and as soon as

@@ -1,7 +1,7 @@
 import PinpadCore
 import PinpadProgram
 
-/// `--input SPEC` (SPEC §1).
+/// `--input SPEC` (pinpadd(8), OPTIONS).
 public enum InputSpec: Equatable, Sendable {
   case auto
   case device(path: String)
@@ -29,7 +29,7 @@ public enum InputSpec: Equatable, Sendable {
   }
 }
 
-/// `--display SPEC` (SPEC §1).
+/// `--display SPEC` (pinpadd(8), OPTIONS).
 public enum DisplaySpec: Equatable, Sendable {
   case auto
   case framebuffer(device: String?)

@@ -17,7 +17,8 @@ public struct GPIOChipInfo: Sendable {
   public var lines: [Line]
 }
 
-/// Finding chips and lines by path, label, offset or name (SPEC §10's `CHIP:LINE`).
+/// Finding chips and lines by path, label, offset or name (the `CHIP:LINE` of
+/// pinpadd.conf(5), [Door NAME]).
 public enum GPIO {
   /// `/dev/gpiochip*`, in numeric order.
   public static func chipPaths(directory: String = "/dev") -> [String] {

@@ -3,8 +3,8 @@ import Testing
 
 @testable import PinpadControlCore
 
-/// The time rules, uses and doors of a codes-file line (SPEC §9.4), decided from an
-/// injected moment and time zone.
+/// The time rules, uses and doors of a codes-file line (docs/protocol.md, "Codes file:
+/// options"), decided from an injected moment and time zone.
 @Suite struct AccessRulesTests {
   static let pin = CodesFileTests.pin
 
@@ -211,7 +211,7 @@ import Testing
     }
   }
 
-  @Test("every reason word of SPEC §9.4")
+  @Test("every reason word of docs/protocol.md, Socket: denial reasons")
   func reasonWords() {
     #expect(
       DenialReason.allCases.map(\.rawValue) == [
@@ -221,7 +221,7 @@ import Testing
   }
 }
 
-/// Which line decides a code, and its outcome (SPEC §9.4).
+/// Which line decides a code, and its outcome (docs/protocol.md, "Codes file: matching").
 @Suite struct AccessDecisionTests {
   static let pin = CodesFileTests.pin
 

@@ -3,7 +3,7 @@ import Testing
 
 @testable import PinpadControlCore
 
-/// The codes file's lines (SPEC §9.3): `NAME:HASH[:OPTION,...]`.
+/// The codes file's lines (docs/protocol.md, "Codes file: format"): `NAME:HASH[:OPTION,...]`.
 @Suite struct CodesFileTests {
   static let pin = "$y$j9T$FkGmE7mGVDx2gcM8GiAie0$1cvF3BY2NrVlBPqxfUvfA6n9tzMMgIGLJXnsAN/0nR1"
   static let card = "$y$j9T$Hj6qQ4D3q5M5m4J9RrVvw.$Zo8Kq1H7rRg8e6hT0yqgq1d3t9/9nC2f3E2bR8m4ZQ4"

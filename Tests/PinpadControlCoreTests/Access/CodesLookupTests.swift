@@ -3,7 +3,8 @@ import Testing
 
 @testable import PinpadControlCore
 
-/// Which lines a code message can match (SPEC §9.3), and how keyed tags narrow them.
+/// Which lines a code message can match (docs/protocol.md, "Codes file: matching"), and
+/// how keyed tags narrow them.
 @Suite struct CodesLookupTests {
   static let key = CodeTagKey(key: Array(0..<32))
   static func hash(_ n: Int) -> [UInt8] { Array("$y$j9T$salt\(n)$hash\(n)".utf8) }

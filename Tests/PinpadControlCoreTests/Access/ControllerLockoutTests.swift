@@ -2,7 +2,8 @@ import PinpadControlCore
 import PinpadCore
 import Testing
 
-/// The controller's own lockout (SPEC §9.4 `locked`, §3's rules), on the manual clock.
+/// The controller's own lockout (reason `locked`, docs/protocol.md, "Codes file:
+/// matching"; the rules of pinpadd.conf(5), [Lockout]), on the manual clock.
 @Suite struct ControllerLockoutTests {
   static var rules: LockoutConfig {
     var rules = LockoutConfig()

@@ -210,7 +210,7 @@ private func published(_ actions: [BridgeCore.Action]) -> [(String, String, Bool
   }
 }
 
-@Suite("Bridge: which verdicts reach the daemon (SPEC §8.2)")
+@Suite("Bridge: which verdicts reach the daemon (docs/protocol.md, MQTT: verdicts)")
 struct BridgeVerdictTests {
   static let id = "0123456789abcdef0123456789abcdef"
   static func payload(_ text: String) -> [UInt8] { Array(text.utf8) }

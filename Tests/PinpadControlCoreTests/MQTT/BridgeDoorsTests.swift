@@ -31,7 +31,8 @@ private func publishes(_ actions: [BridgeCore.Action]) -> [(
   }
 }
 
-/// SPEC §10 on MQTT: door events, the retained door state, `open` commands, discovery.
+/// Doors on MQTT (docs/protocol.md, "MQTT: door topics"): door events, the retained door
+/// state, `open` commands, discovery.
 @Suite struct BridgeDoorsTests {
   @Test func aDoorMessageGoesToItsEventTopicAndAsksForTheState() {
     var bridge = core()

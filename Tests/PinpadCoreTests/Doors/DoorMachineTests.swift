@@ -224,8 +224,8 @@ private func words(_ actions: [DoorMachine.Action]) -> [String] {
   }
 }
 
-/// Only a granted verdict for a still-waiting attempt opens (SPEC §10), with the
-/// Session and the Doors wired as the daemon wires them.
+/// Only a granted verdict for a still-waiting attempt opens (docs/protocol.md, "Doors:
+/// who may unlock"), with the Session and the Doors wired as the daemon wires them.
 @Suite struct SessionDoorTests {
   private func script() -> SessionScript {
     var s = SessionScript { config in

@@ -1,7 +1,7 @@
 import PinpadCore
 import Testing
 
-/// The inputs a keypad's card reader brings to its entry (SPEC §9.1).
+/// The inputs a keypad's card reader brings to its entry (pinpadd(8), CARD READERS).
 @Suite("Entry and cards")
 struct EntryCardTests {
   @Test("a card alone: an empty submit, the keypad checks, and a denial counts")

@@ -1,7 +1,8 @@
 import PinpadCore
 import Testing
 
-/// SPEC §9.1 (card readers) and §9.2 (duress), on the Session with a manual clock.
+/// Card readers (pinpadd(8), CARD READERS) and duress (docs/protocol.md, "Socket:
+/// alarm"), on the Session with a manual clock.
 @Suite struct SessionCardTests {
   static func keypad(_ mode: CardMode, pinAfter: Duration = .seconds(10)) -> (
     inout Configuration

@@ -1,8 +1,9 @@
 import PinpadCore
 import Testing
 
-/// SPEC §4.4: a code waits for a client up to DeliveryTimeoutSec, then for a verdict up
-/// to VerdictTimeoutSec; the first verdict wins.
+/// docs/protocol.md, "Socket: delivery": a code waits for a client up to
+/// DeliveryTimeoutSec, then for a verdict up to VerdictTimeoutSec; the first verdict
+/// wins.
 @Suite struct SessionDeliveryTests {
   @Test("a code goes to the connected clients at once and its digits are wiped")
   func deliveredAtOnce() {

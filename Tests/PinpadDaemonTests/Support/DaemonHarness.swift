@@ -144,7 +144,8 @@ final class DaemonHarness {
   }
 
   /// What a card reader on `keypad` sends for `digits` then Enter: keypad-digit keys
-  /// `gap` seconds apart (SPEC §9.1), as the reader's device would deliver them.
+  /// `gap` seconds apart (pinpadd(8), CARD READERS), as the reader's device would deliver
+  /// them.
   func swipe(_ digits: String, keypad: String, gap: Double = 0.01) {
     for ch in digits + "\n" {
       let code: KeyCode = ch == "\n" ? .kpEnter : .keypad(UInt8(String(ch))!)
