@@ -187,6 +187,16 @@ private func mqttError(_ text: String) -> ConfigError? {
     #expect(MQTTTopic.level(forKeypad: "") == "_")
   }
 
+  @Test("a separator followed by a combining mark is still replaced (found by make fuzz)")
+  func keypadLevelWithCombiningMarks() {
+    // U+035C combines with the character before it: "/\u{35C}" is one Character.
+    let level = MQTTTopic.level(forKeypad: "a/\u{35C}b+\u{301}c#\u{35C}\u{7F}")
+    #expect(!level.utf8.contains(UInt8(ascii: "/")))
+    #expect(!level.utf8.contains(UInt8(ascii: "+")))
+    #expect(!level.utf8.contains(UInt8(ascii: "#")))
+    #expect(level == "a_\u{35C}b_\u{301}c_\u{35C}_")
+  }
+
   @Test("code filters must end in /+/code")
   func codeFilters() {
     #expect(MQTTTopic.problemAsCodeFilter("pinpadd/+/+/code") == nil)

@@ -60,13 +60,19 @@ func check(_ actions: [BridgeCore.Action], _ bridge: BridgeCore) {
   }
 }
 
+/// Byte by byte, as a broker reads a topic (a `/` with a combining mark after it is one
+/// Swift Character, and still a level separator on the wire).
 func checkTopic(_ topic: String, _ bridge: BridgeCore) {
+  let bytes = Array(topic.utf8)
   require(
-    topic.hasPrefix(bridge.topic + "/") || topic.hasPrefix(bridge.discoveryPrefix + "/"),
+    bytes.starts(with: (bridge.topic + "/").utf8)
+      || bytes.starts(with: (bridge.discoveryPrefix + "/").utf8),
     "topic \(topic) outside the bridge's")
-  require(!topic.contains("+") && !topic.contains("#"), "wildcard in topic \(topic)")
   require(
-    !topic.split(separator: "/", omittingEmptySubsequences: false).contains(where: \.isEmpty),
-    "empty level in topic \(topic)")
-  require(!topic.utf8.contains(0), "NUL in topic")
+    !bytes.contains(UInt8(ascii: "+")) && !bytes.contains(UInt8(ascii: "#")),
+    "wildcard in topic \(topic)")
+  require(
+    !bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+      .contains(where: \.isEmpty), "empty level in topic \(topic)")
+  require(!bytes.contains(0), "NUL in topic")
 }

@@ -198,7 +198,10 @@ public struct BridgeCore {
     guard let keypad = keypadOfID[id] else {
       return .failure(RequestError("the verdict's id is not a code this bridge sent lately"))
     }
-    guard verdictTopic == "\(topic)/\(MQTTTopic.level(forKeypad: keypad))/verdict" else {
+    // Byte for byte, as the broker's ACLs match topics: Swift's == would take a topic
+    // that is only canonically equivalent (é as e and a combining accent) for this one.
+    let expected = "\(topic)/\(MQTTTopic.level(forKeypad: keypad))/verdict"
+    guard verdictTopic.utf8.elementsEqual(expected.utf8) else {
       return .failure(
         RequestError("the verdict is for an attempt on another keypad (\(keypad))"))
     }

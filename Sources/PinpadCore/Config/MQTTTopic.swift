@@ -63,16 +63,17 @@ public enum MQTTTopic {
   }
 
   /// A keypad name as one topic level: `/`, `+`, `#`, control characters and spaces
-  /// become `_`; an empty name is `_`.
+  /// become `_`; an empty name is `_`. Scalar by scalar, not by Character: a topic is
+  /// bytes to a broker, and a `/` followed by a combining mark is one Character that is
+  /// not "/" but still puts a `/` byte, a new level, into the topic.
   public static func level(forKeypad name: String) -> String {
-    let mapped = String(
-      name.map { c -> Character in
-        if c == "/" || c == "+" || c == "#" || c.isWhitespace || (c.asciiValue ?? 32) < 32 {
-          return "_"
-        }
-        return c
-      })
-    return mapped.isEmpty ? "_" : mapped
+    var mapped = String.UnicodeScalarView()
+    for scalar in name.unicodeScalars {
+      let separates = scalar == "/" || scalar == "+" || scalar == "#"
+      let blank = scalar.value < 0x20 || scalar.value == 0x7F || scalar.properties.isWhitespace
+      mapped.append(separates || blank ? "_" : scalar)
+    }
+    return mapped.isEmpty ? "_" : String(mapped)
   }
 
   /// A name for Home Assistant ids (`unique_id`, `node_id`, `object_id`): ASCII letters,

@@ -232,6 +232,22 @@ struct BridgeVerdictTests {
     }
   }
 
+  @Test("the verdict topic must be the keypad's byte for byte, not a canonically equal one")
+  func verdictTopicBytes() throws {
+    var bridge = core(keypads: ["caf\u{E9}"])
+    _ = bridge.codeTopic(id: Self.id, keypad: "caf\u{E9}")
+    let verdict = Self.payload(#"{"id":"\#(Self.id)","result":"granted"}"#)
+    // "café" with a combining accent: equal as Swift Strings, other bytes to the broker.
+    let decomposed = "pinpadd/door1/cafe\u{301}/verdict"
+    #expect(decomposed == "pinpadd/door1/caf\u{E9}/verdict")
+    #expect(throws: RequestError.self) {
+      try bridge.verdictLine(topic: decomposed, payload: verdict).get()
+    }
+    #expect(
+      (try? bridge.verdictLine(topic: "pinpadd/door1/caf\u{E9}/verdict", payload: verdict).get())
+        != nil)
+  }
+
   @Test("a verdict for an id this bridge never sent is not forwarded, and its id is not quoted")
   func unknownId() {
     let bridge = core()
