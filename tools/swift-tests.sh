@@ -21,6 +21,9 @@ out=.build/swift-tests/$(dirname "$bundle" | tr / _)
 extra=()
 # Plain marks in logs; colours only on a terminal.
 [[ -t 1 ]] || export NO_COLOR=1
+# pinpadctl's one-shot commands wait 5 s for the daemon by default; an ASan build on a
+# busy machine may take longer to answer (the timeout tests give --timeout themselves).
+export PINPADCTL_TIMEOUT=${PINPADCTL_TIMEOUT:-60}
 [[ -n ${SWIFT_TEST_SKIP:-} ]] && extra=(--skip "$SWIFT_TEST_SKIP")
 times=$out/times
 mkdir -p "$out"

@@ -65,6 +65,21 @@ struct ControlTimeoutEndToEndTests {
     try expectGivesUp(["status"], greets: false)
   }
 
+  @Test func theEnvironmentSetsTheDefaultTimeout() throws {
+    let daemon = try SilentDaemon(greets: true)
+    var environment = ProcessInfo.processInfo.environment
+    environment["PINPADCTL_TIMEOUT"] = "0.3"
+    let done = try runProgram(
+      E2E.pinpadctl, ["--socket", daemon.path, "status"], timeout: 20, environment: environment)
+    #expect(done.status == 69)
+    #expect(done.stderr.hasSuffix("did not answer within 0.3 s\n"), "\(done.stderr)")
+    environment["PINPADCTL_TIMEOUT"] = "never"
+    let refused = try runProgram(
+      E2E.pinpadctl, ["--socket", daemon.path, "status"], environment: environment)
+    #expect(refused.status == 64)
+    #expect(refused.stderr.hasPrefix("pinpadctl: PINPADCTL_TIMEOUT takes seconds"))
+  }
+
   @Test func aTimeoutThatIsNoNumberIsAUsageError() throws {
     let done = try runProgram(E2E.pinpadctl, ["--timeout", "soon", "status"])
     #expect(done.status == 64)

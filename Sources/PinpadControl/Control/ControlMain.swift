@@ -40,7 +40,7 @@ public enum ControlMain {
       log       print the decisions serve took (its access log in --state-dir)
 
     status, verdict and open give up when pinpadd has not answered within --timeout
-    seconds (default 5): one line on standard error, exit status 69.
+    seconds (default 5, or $PINPADCTL_TIMEOUT): one line on standard error, exit 69.
     """
 
   /// How long `status`, `verdict` and `open` wait for the daemon's answer by default.
@@ -57,6 +57,13 @@ public enum ControlMain {
     var words = Arguments(arguments)
     var socketPath = "/run/pinpadd/pinpadd.sock"
     var timeout = defaultTimeoutSeconds
+    // PINPADCTL_TIMEOUT: the default of --timeout, for scripts on slow machines.
+    if let text = ProcessSetup.environment("PINPADCTL_TIMEOUT") {
+      guard let seconds = timeoutSeconds(text) else {
+        return usageError("PINPADCTL_TIMEOUT takes seconds from 0 to 3600, not \(text)")
+      }
+      timeout = seconds
+    }
     // Options before the command apply to every command; each command reads its own.
     while let word = words.peek, word.name == "--socket" || word.name == "--timeout" {
       _ = words.next()
@@ -65,7 +72,7 @@ public enum ControlMain {
           socketPath = try words.value(of: word, missing: "--socket needs a path")
         } else {
           let text = try words.value(of: word, missing: "--timeout needs seconds")
-          guard let seconds = Double(text), seconds > 0, seconds <= 3600 else {
+          guard let seconds = timeoutSeconds(text) else {
             return usageError("--timeout takes seconds from 0 to 3600, not \(text)")
           }
           timeout = seconds
@@ -123,6 +130,12 @@ public enum ControlMain {
       printError("pinpadctl: \(error)")
       return ExitCode.unavailable.rawValue
     }
+  }
+
+  /// A --timeout value: seconds above 0, up to an hour.
+  static func timeoutSeconds(_ text: String) -> Double? {
+    guard let seconds = Double(text), seconds > 0, seconds <= 3600 else { return nil }
+    return seconds
   }
 
   static func usageError(_ text: String) -> Int32 {

@@ -8,6 +8,10 @@ RIG_BIN=$(cat "$RIG_SCRATCH/bin-dir" 2>/dev/null || echo .build/debug)
 
 rig_now() { cut -d' ' -f1 /proc/uptime; }
 
+# pinpadctl's one-shot commands wait 5 s for the daemon by default: under TCG on a
+# loaded host a socket activation alone has taken longer.
+export PINPADCTL_TIMEOUT=120
+
 # Waiting without processes. Under TCG a fork and exec costs milliseconds of emulated
 # work, so a loop of `grep; sleep 0.05` keeps the guest's one CPU busy, slowing what it
 # waits for and taking a host core from the guests beside it. These use builtins only.
