@@ -293,7 +293,9 @@ run_case() {
   elif [[ $rc != 0 || $driver_rc != 0 ]]; then
     failure_kind=case failure_reason=$(grep -m1 -E "guest: .*FAIL: |timed out|host: driver failed" \
       "$run/console.log" "$run/driver.log" 2>/dev/null | sed 's/^[^:]*://' || true)
-    if ! grep -q "root ready" "$run/console.log" 2>/dev/null; then
+    # Each boot says so before the case starts: "root ready" (chroot, systemd) or
+    # "switching root" (a clean root's systemd).
+    if ! grep -qE "^rig: [0-9.]+s (root ready|switching root)" "$run/console.log" 2>/dev/null; then
       failure_kind=rig failure_reason="the guest did not boot"
     elif [[ $rc == 0 ]] && grep -qE "driver failed: .*(QMPError|ConnectionRefused|ConnectionReset|BrokenPipe|FileNotFound)" \
       "$run/driver.log" 2>/dev/null; then
