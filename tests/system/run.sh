@@ -310,7 +310,9 @@ run_case() {
   else
     rm -rf "$run"
   fi
-  [[ $rc == 0 && $driver_rc == 0 ]]
+  # A crash fails the case even when its own checks passed (a daemon that died in the
+  # background, a kernel that oopsed).
+  [[ $rc == 0 && $driver_rc == 0 && -z $crashes ]]
 }
 
 # crash_lines NAME RUN SCRATCH: the lines that show a crash in case NAME, none when
