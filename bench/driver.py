@@ -574,7 +574,7 @@ class Bench:
             daemon = self.pinpadd(display=f"snapshot:{frames}")
         finally:
             resource.setrlimit(resource.RLIMIT_MEMLOCK, kept)
-        time.sleep(1)  # the start is over (the daemon's after-start work: 0.1 s)
+        time.sleep(1)  # the start is over
         self.memory_emit("start", daemon.pid)
         client = Client(daemon.path)
         every = MEMORY_CODES // MEMORY_RELOADS
@@ -582,7 +582,7 @@ class Bench:
             one_code(daemon, client, n)
             if n % every == every - 1:
                 os.kill(daemon.pid, signal.SIGHUP)
-                client.send({"type": "status"})  # the reload is done before this answer
+                client.send({"type": "status"})  # a round trip: reloads do not pile up
                 client.expect("status")
             if n % 100 == 99:  # the frames' files: what the tmpfs holds is not pinpadd's
                 for name in os.listdir(frames):

@@ -6,7 +6,8 @@
 # then runs the driver (pinpadd and C alternated), the frame timings, and every
 # executable bench/parts/*.sh, printing their lines.
 #
-#   bench/run.sh [BIN]           every figure (about 3-4 minutes here)
+#   bench/run.sh [BIN]           every figure (about an hour: the memory part idles that
+#                                long beside the others; BENCH_IDLE_SECONDS=60 for less)
 #   bench/run.sh --smoke [BIN]   builds the baseline, the driver answers a few codes
 #                                against pinpadd and the C baseline (and a few under
 #                                the malloc counter): no figures

@@ -153,7 +153,7 @@ public enum ControlMain {
 
   /// Connects and reads the greeting; a refused peer gets the daemon's error. Every
   /// read on the connection waits until `deadline` at most (`Errno.timedOut`).
-  static func connect(_ path: String, deadline: Instant?) throws -> LineConnection {
+  static func connect(_ path: String, deadline: Instant) throws -> LineConnection {
     let connection = try LineConnection(path: path)
     connection.deadline = deadline
     guard let hello = try connection.readLine() else {
