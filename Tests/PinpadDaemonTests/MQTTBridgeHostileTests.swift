@@ -17,13 +17,22 @@ struct MQTTBridgeHostileTests {
       try Broker.shared, topic: topic, extra: extra, dir: dir, config: config)
   }
 
-  /// Types `digits` on the daemon and returns the id of its code as the controller saw it.
+  /// Types `digits` on the daemon and returns the id of its code as the controller saw
+  /// it, once the bridge has published that code: only then does the bridge know the id
+  /// (a loaded machine delivered the code to `watcher` before the bridge had read it,
+  /// and a verdict sent at once was refused as for an unknown id).
   static func code(
     _ door: MQTTBridgeEndToEndTests.Device, _ digits: String, watcher: TestClient
   ) throws -> String {
+    let dir = TempDir()
+    let published = try Subscriber(try Broker.shared, door.topic + "/+/code", dir: dir)
     door.daemon.type(digits + "\r")
     let code = try #require(try watcher.waitFor("code", timeout: 10), "\(door.bridge.log)")
-    return try #require(code.message.string("id"))
+    let id = try #require(code.message.string("id"))
+    #expect(
+      E2E.waitUntil(timeout: 10) { published.messages.contains { $0.payload.contains(id) } },
+      "the bridge never published the code: \(door.bridge.log)")
+    return id
   }
 
   /// The result of the first verdict event for `id` the daemon broadcast.
