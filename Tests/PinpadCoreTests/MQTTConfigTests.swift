@@ -15,24 +15,24 @@ private func mqttError(_ text: String) -> ConfigError? {
 }
 
 @Suite struct MQTTConfigTests {
-  @Test("defaults: ClientID the topic, Topic pinpadd/%H, discovery on under homeassistant")
+  @Test("defaults: ClientID pinpadd-%H, Topic pinpadd/%H, discovery on under homeassistant")
   func defaults() throws {
     let settings = try mqtt("[MQTT]\nBroker=mqtt://localhost\n")
     #expect(settings.broker == BrokerURL(tls: false, host: "localhost", port: 1883))
-    #expect(settings.clientID == "pinpadd/door1")
+    #expect(settings.clientID == "pinpadd-door1")
     #expect(settings.topic == "pinpadd/door1")
     #expect(settings.discovery)
     #expect(settings.discoveryPrefix == "homeassistant")
   }
 
   @Test(
-    "no ClientID= (or an empty one): the ClientID is Topic= itself, so two devices on one host differ"
+    "no ClientID= (or an empty one): the ClientID is Topic= with each / made -, so two devices on one host differ"
   )
   func clientIDFromTopic() throws {
     let a = try mqtt("[MQTT]\nBroker=mqtt://localhost\nTopic=site/%H/a\n")
     let b = try mqtt("[MQTT]\nBroker=mqtt://localhost\nTopic=site/%H/b\nClientID=\n")
-    #expect(a.clientID == "site/door1/a")
-    #expect(b.clientID == "site/door1/b")
+    #expect(a.clientID == "site-door1-a")
+    #expect(b.clientID == "site-door1-b")
     let set = try mqtt("[MQTT]\nBroker=mqtt://localhost\nTopic=site/a\nClientID=front-%H\n")
     #expect(set.clientID == "front-door1")
   }

@@ -79,7 +79,7 @@ public struct MQTTConfig: Equatable, Sendable {
     if let problem = MQTTTopic.problemAsPrefix(prefix) {
       throw fail("DiscoveryPrefix", "DiscoveryPrefix=\(prefix): \(problem)")
     }
-    // No ClientID=: the device's topic, which is unique per device anyway, so two
+    // No ClientID=: from the device's topic, which is unique per device anyway, so two
     // bridges on one host (two daemons, a test rig) do not take each other's session.
     let written = values["ClientID"].map { $0.replacingHost(hostName) }
     let clientID = written.flatMap { $0.isEmpty ? nil : $0 } ?? MQTTConfig.clientID(forTopic: topic)
@@ -103,8 +103,12 @@ public struct MQTTConfig: Equatable, Sendable {
 }
 
 extension MQTTConfig {
-  /// The ClientID when none is set: `Topic=` itself (`%H` replaced), e.g. `pinpadd/door1`.
-  public static func clientID(forTopic topic: String) -> String { topic }
+  /// The ClientID when none is set: `Topic=` (`%H` replaced) with each `/` made `-`, so
+  /// the default topic `pinpadd/%H` gives pinpadd.conf(5)'s `pinpadd-%H`, and two
+  /// bridges on one host with their own topics get their own ids.
+  public static func clientID(forTopic topic: String) -> String {
+    String(topic.map { $0 == "/" ? "-" : $0 })
+  }
 }
 
 /// Where a key or header was read.
