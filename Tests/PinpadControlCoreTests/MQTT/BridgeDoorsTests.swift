@@ -104,6 +104,19 @@ private func publishes(_ actions: [BridgeCore.Action]) -> [(
     }
   }
 
+  @Test("a command is at most 64 bytes (pinpadctl(1)): open padded to 64 opens, to 65 is refused")
+  func aCommandIsAtMost64Bytes() {
+    let topic = "pinpadd/site/door/front/command"
+    let fits = Array(("open" + String(repeating: " ", count: 60)).utf8)
+    let over = Array(("open" + String(repeating: " ", count: 61)).utf8)
+    #expect(
+      core().doorCommandLine(topic: topic, payload: fits)
+        == .success(#"{"type":"open","door":"front"}"#))
+    #expect(
+      core().doorCommandLine(topic: topic, payload: over)
+        == .failure(RequestError("the command is too long")))
+  }
+
   @Test func theCommandFilterIsUnderTheDeviceTopic() {
     #expect(core().doorCommandFilter == "pinpadd/site/door/+/command")
   }
