@@ -93,18 +93,9 @@ private final class Bridge {
   let socketPath: String
   let log: Logger
   var core: BridgeCore
-  /// The connection to the daemon, while there is one.
-  var daemonConnection: OwnedDescriptor = .none
-  var daemon: FileDescriptor? { daemonConnection.isOpen ? daemonConnection.fd : nil }
-  /// Counts the connections to the daemon (`WatchSet`'s generation).
-  var daemonGeneration: UInt64 = 0
-  var greeted = false
-  var daemonRetryAt: Instant? = nil
-  var saidDaemonDown = false
-  let lines = SecretLineBuffer()
+  /// The link to the daemon: exists only while the broker connection does.
+  let daemon: DaemonConnection
   var exitCode: Int32? = nil
-  /// Lines for the daemon that its socket has not taken yet.
-  var outbox = DaemonOutbox()
   /// The MQTT 5 message expiry of code messages: the verdict timeout, in whole seconds.
   let codeExpirySeconds: UInt32
 
@@ -123,6 +114,7 @@ private final class Bridge {
     codeExpirySeconds: UInt32, keypads: [String], log: Logger
   ) {
     self.socketPath = socketPath
+    daemon = DaemonConnection(path: socketPath)
     self.log = log
     self.codeExpirySeconds = codeExpirySeconds
     core = BridgeCore(
@@ -145,9 +137,7 @@ private final class Bridge {
       connectDaemon(now: Clock.monotonic())
     }
     session.onLost = { [unowned self] in
-      if daemon != nil { log.warning("disconnecting from the daemon until the broker is back") }
-      closeDaemon(publish: false)
-      daemonRetryAt = nil
+      if daemon.stop() { log.warning("disconnecting from the daemon until the broker is back") }
     }
     session.onIncoming = { [unowned self] message in
       if doorCommand(message) { return }
@@ -179,10 +169,10 @@ private final class Bridge {
         result = exitCode
         return false
       }
-      let daemonWatch = daemon.map {
+      let daemonWatch = daemon.fd.map {
         WatchSet.Want(
-          fd: $0.rawValue, generation: daemonGeneration,
-          events: outbox.isEmpty ? .readable : [.readable, .writable])
+          fd: $0.rawValue, generation: daemon.generation,
+          events: daemon.wantsWrite ? [.readable, .writable] : .readable)
       }
       do { try watches.sync([.broker: session.watch, .daemon: daemonWatch]) } catch {
         log.error("epoll: \(error)")
@@ -191,7 +181,7 @@ private final class Bridge {
       }
       let now = Clock.monotonic()
       let deadlines = [
-        session.nextDeadline, daemonRetryAt, core.nextStatusAt, outbox.nextReportAt,
+        session.nextDeadline, daemon.nextDeadline, core.nextStatusAt,
       ].compactMap { $0 }
       // Idle: wake for the keepalive only (a third of it), nothing else.
       var timeout = Duration.seconds(Int64(MQTTClient.keepAliveSeconds)) / 3
@@ -216,12 +206,12 @@ private final class Bridge {
         let broker = watches.ready[.broker] ?? []
         session.pump(readable: !broker.isDisjoint(with: [.readable, .error, .hangup]))
         let fromDaemon = watches.ready[.daemon] ?? []
-        if fromDaemon.contains(.writable) { flushDaemon() }
-        if !fromDaemon.subtracting(.writable).isEmpty, daemon != nil { readDaemon() }
+        if fromDaemon.contains(.writable) { daemon.flush() }
+        if !fromDaemon.subtracting(.writable).isEmpty { readDaemon() }
         let after = Clock.monotonic()
-        if let warning = outbox.report(now: after) { log.warning(warning) }
+        if let warning = daemon.report(now: after) { log.warning(warning) }
         session.housekeeping(now: after)
-        if let due = daemonRetryAt, due <= after, session.isConnected { connectDaemon(now: after) }
+        if session.isConnected { connectDaemon(now: after) }
         perform(core.tick(now: after))
         if !turn() { watches.loop.stop() }
       }
@@ -234,80 +224,47 @@ private final class Bridge {
 
   // MARK: daemon side
 
+  /// Connects to the daemon when its link says it is time, while the broker is there.
   func connectDaemon(now: Instant) {
-    daemonRetryAt = nil
-    guard daemon == nil, session.isConnected else { return }
-    do {
-      let connection = try UnixSocket.connect(path: socketPath)
-      try connection.fd.setNonBlocking()
-      daemonConnection.replace(with: connection)
-      daemonGeneration += 1
-      greeted = false
-      saidDaemonDown = false
-    } catch {
-      if !saidDaemonDown {
-        log.warning("cannot connect to \(socketPath): \(error); retrying every second")
-        saidDaemonDown = true
-      }
-      daemonRetryAt = now + .seconds(1)
-    }
-  }
-
-  func closeDaemon(publish: Bool) {
-    guard daemonConnection.isOpen else { return }
-    daemonConnection.close()
-    lines.wipe()
-    outbox.clear()
-    if publish, greeted { perform(core.daemonLost()) }
-    greeted = false
+    guard session.isConnected, let warning = daemon.connectIfDue(now: now) else { return }
+    log.warning(warning)
   }
 
   func readDaemon() {
-    guard let fd = daemon else { return }
-    let open = lines.read(from: fd)
-    lines.forEachLine { line in handleDaemonLine(line) }
-    if !open, daemon != nil {
-      log.warning("disconnected from \(socketPath); reconnecting")
-      closeDaemon(publish: true)
-      daemonRetryAt = Clock.monotonic() + .seconds(1)
+    daemon.read(now: Clock.monotonic()) { event in
+      switch event {
+      case .greeted:
+        log.info("connected to the daemon at \(socketPath)")
+        perform(core.daemonConnected())
+      case .refused(let reason):
+        log.error("\(socketPath): \(reason)")
+        exitCode = ExitCode.unavailable.rawValue
+      case .malformed(let problem):
+        log.warning(BridgeCore.describe(problem))
+      case .line(.code(let code), let line):
+        publishCode(code, line)
+      case .line(let message, let line):
+        perform(
+          core.daemonMessage(
+            message, line: String(decoding: line, as: UTF8.self), now: Clock.monotonic()))
+      case .lost(let wasReady):
+        log.warning("disconnected from \(socketPath); reconnecting")
+        if wasReady { perform(core.daemonLost()) }
+      }
     }
   }
 
-  func handleDaemonLine(_ line: UnsafeMutableBufferPointer<UInt8>) {
-    guard let fields = JSONFields(UnsafeBufferPointer(line)) else {
-      log.warning("the daemon sent a line that is not a JSON object; ignored")
-      return
+  /// A `code` line: its bytes go out as they are and are zeroed with the reader's
+  /// buffer; the id and keypad are the only members that are Strings.
+  func publishCode(_ code: CodeLine, _ line: UnsafeMutableBufferPointer<UInt8>) {
+    let topic = core.codeTopic(id: code.id, keypad: code.keypad)
+    let rc =
+      session.client?.publish(
+        topic: topic, payload: UnsafeRawBufferPointer(line), retain: false,
+        expirySeconds: codeExpirySeconds) ?? -1
+    if rc != 0 {
+      log.warning("attempt \(code.id) on keypad \(code.keypad): the code could not be published")
     }
-    let type = fields.text("type", in: UnsafeBufferPointer(line))
-    if !greeted {
-      if type == "error" {
-        log.error(
-          "\(socketPath): \(fields.text("reason", in: UnsafeBufferPointer(line)) ?? "refused")")
-        exitCode = ExitCode.unavailable.rawValue
-        closeDaemon(publish: false)
-        return
-      }
-      greeted = true
-      log.info("connected to the daemon at \(socketPath)")
-      perform(core.daemonConnected())
-      return
-    }
-    if type == "code" {
-      // The line's bytes go out as they are and are zeroed with the buffer; the id and
-      // keypad are the only members turned into Strings.
-      let id = fields.text("id", in: UnsafeBufferPointer(line)) ?? "?"
-      let keypad = fields.text("keypad", in: UnsafeBufferPointer(line)) ?? "default"
-      let topic = core.codeTopic(id: id, keypad: keypad)
-      let rc =
-        session.client?.publish(
-          topic: topic, payload: UnsafeRawBufferPointer(line), retain: false,
-          expirySeconds: codeExpirySeconds) ?? -1
-      if rc != 0 {
-        log.warning("attempt \(id) on keypad \(keypad): the code could not be published")
-      }
-      return
-    }
-    perform(core.daemonLine(String(decoding: line, as: UTF8.self), now: Clock.monotonic()))
   }
 
   // MARK: broker side
@@ -329,7 +286,7 @@ private final class Bridge {
     case .failure(let problem):
       log.warning("\(topic): \(problem.reason); ignored")
     case .success(let line):
-      guard daemon != nil, greeted else {
+      guard daemon.state.isReady else {
         log.warning("\(topic): not connected to the daemon; verdict dropped")
         return
       }
@@ -339,29 +296,7 @@ private final class Bridge {
 
   /// Queues `line` for the daemon and writes what its socket takes now.
   func sendToDaemon(_ line: String) {
-    if let warning = outbox.enqueue(line, now: Clock.monotonic()) { log.warning(warning) }
-    flushDaemon()
-  }
-
-  /// Writes queued lines until the daemon's socket is full (EAGAIN: the rest waits
-  /// for POLLOUT) or empty; a write error other than EAGAIN is left for the read side,
-  /// which sees the hang-up.
-  func flushDaemon() {
-    guard let fd = daemon else { return }
-    outbox.flush { bytes in
-      var total = 0
-      while total < bytes.count {
-        let n = Glibc.write(fd.rawValue, bytes.baseAddress! + total, bytes.count - total)
-        if n > 0 {
-          total += n
-        } else if n < 0, errno == EINTR {
-          continue
-        } else {
-          break
-        }
-      }
-      return total
-    }
+    if let warning = daemon.send(line, now: Clock.monotonic()) { log.warning(warning) }
   }
 
   func perform(_ actions: [BridgeCore.Action]) {
@@ -373,7 +308,6 @@ private final class Bridge {
           if rc != 0 { log.warning("cannot publish to \(topic): \(MQTTClient.describe(rc))") }
         }
       case .sendToDaemon(let line):
-        guard daemon != nil else { continue }
         sendToDaemon(line)
       case .warn(let text):
         log.warning(text)
@@ -385,61 +319,9 @@ private final class Bridge {
     if session.isConnected, let client = session.client {
       client.publish(topic: core.statusTopic, text: "offline", retain: true)
     }
-    closeDaemon(publish: false)
+    daemon.stop()
     session.close()
     log.info("stopped")
-  }
-}
-
-/// Lines from the daemon in one fixed buffer, read without blocking; every byte is
-/// zeroed once its line has been handled, so a code's digits are not left behind.
-final class SecretLineBuffer {
-  static let capacity = 64 * 1024
-  private let buffer: UnsafeMutablePointer<UInt8>
-  private var filled = 0
-
-  init() {
-    buffer = .allocate(capacity: SecretLineBuffer.capacity)
-    ProcessSetup.lockPages(buffer, SecretLineBuffer.capacity)
-    buffer.initialize(repeating: 0, count: SecretLineBuffer.capacity)
-  }
-  deinit {
-    explicitZero(buffer, SecretLineBuffer.capacity)
-    buffer.deallocate()
-  }
-
-  func wipe() {
-    explicitZero(buffer, SecretLineBuffer.capacity)
-    filled = 0
-  }
-
-  /// Reads what is there; false when the peer closed (or a line outgrew the buffer).
-  func read(from fd: FileDescriptor) -> Bool {
-    while true {
-      guard filled < SecretLineBuffer.capacity else { return false }
-      let n: Int
-      do {
-        n = try syscall {
-          Glibc.read(fd.rawValue, buffer + filled, SecretLineBuffer.capacity - filled)
-        }
-      } catch { return error == .wouldBlock }
-      if n == 0 { return false }
-      filled += n
-    }
-  }
-
-  /// Each complete line (without its newline), then zeroes what was handled.
-  func forEachLine(_ body: (UnsafeMutableBufferPointer<UInt8>) -> Void) {
-    var start = 0
-    while let newline = (start..<filled).first(where: { buffer[$0] == 0x0A }) {
-      body(UnsafeMutableBufferPointer(start: buffer + start, count: newline - start))
-      start = newline + 1
-    }
-    guard start > 0 else { return }
-    let rest = filled - start
-    if rest > 0 { memmove(buffer, buffer + start, rest) }
-    explicitZero(buffer + rest, filled - rest)
-    filled = rest
   }
 }
 
@@ -469,7 +351,7 @@ extension Bridge {
     case .failure(let problem):
       log.warning("\(topic): \(problem.reason); ignored")
     case .success(let line):
-      guard daemon != nil, greeted else {
+      guard daemon.state.isReady else {
         log.warning("\(topic): not connected to the daemon; command dropped")
         return true
       }

@@ -7,6 +7,8 @@ import PinpadSystem
 /// A broker connection that comes back: connects, and after a loss reconnects with
 /// backoff (1 s doubling to 30 s), each time with a fresh `MQTTClient`. Shared by the
 /// bridge and the fleet controller, which watch its socket on their EventLoop (`watch`).
+/// Where it stands is one value, `state` (`ConnectionState`: its phases and transitions,
+/// tested as a value); this class makes the clients, logs and calls back.
 ///
 /// Before the first successful connection a refusal that retrying cannot fix (bad
 /// credentials, a failed TLS check) is `fatal` (exit 69); afterwards it is retried.
@@ -16,19 +18,17 @@ final class MQTTSession {
   let name: String
   private let password: SecretPassword?
   private let will: (topic: String, payload: String)?
+  /// The client of the current attempt; kept after it died until `housekeeping` drops it
+  /// (never inside its own callback).
   private(set) var client: MQTTClient? = nil
   /// Counts the clients made: each has a socket of its own (`WatchSet`'s generation).
   private(set) var generation: UInt64 = 0
-  private(set) var isConnected = false
-  private var retryAt: Instant? = nil
-  private var connectDeadline: Instant? = nil
-  private var backoff = Backoff(initial: .seconds(1), ceiling: MQTTSession.maxBackoff)
-  private var everConnected = false
-  private var clientIsDead = false
-  private var saidWaiting = false
-  private var closedEarly: Int32? = nil
+  private(set) var state = ConnectionState(
+    backoff: Backoff(initial: .seconds(1), ceiling: MQTTSession.maxBackoff),
+    connectTimeout: MQTTSession.connectTimeout)
+  var isConnected: Bool { state.isConnected }
   /// Set when the first connection was refused for a reason retrying cannot fix.
-  private(set) var fatal: String? = nil
+  var fatal: String? { state.fatalMessage }
 
   var onConnected: (MQTTClient) -> Void = { _ in }
   var onLost: () -> Void = {}
@@ -63,7 +63,6 @@ final class MQTTSession {
   func start(now: Instant) { attempt(now: now) }
 
   private func attempt(now: Instant) {
-    retryAt = nil
     let made: MQTTClient
     do {
       made = try MQTTClient(clientID: name, version: version)
@@ -86,29 +85,27 @@ final class MQTTSession {
     if let onIncoming { made.onIncoming = onIncoming }
     client = made
     generation += 1
-    clientIsDead = false
-    closedEarly = nil
     do {
       try made.connect(host: settings.broker.host, port: settings.broker.port)
     } catch {
       let tls = MQTTClient.isTLSFailure(error.code) || made.lastTLSError != nil
       let reason = tlsFailure(made)
       client = nil
-      if !tls, settings.broker.tls, !everConnected, MQTTClient.isDroppedConnection(error) {
+      if !tls, settings.broker.tls, !state.hasEverConnected, MQTTClient.isDroppedConnection(error) {
         failed(closedTLSMessage, permanent: true, now: now)
         return
       }
       failed(tls ? reason : "\(brokerName): \(error)", permanent: tls, now: now)
       return
     }
-    connectDeadline = now + MQTTSession.connectTimeout
+    state.attempted(now: now)
   }
 
   private func connack(_ code: Int32) {
-    connectDeadline = nil
+    let now = Clock.monotonic()
     if version == .v5, code == 1 || code == 0x84 {
       // A 3.1.1 broker answers an MQTT 5 CONNECT with "unacceptable protocol version".
-      fallBackTo311()
+      fallBackTo311(now: now)
       return
     }
     guard code == 0 else {
@@ -118,47 +115,36 @@ final class MQTTSession {
         version == .v5 ? [0x86, 0x87, 0x8C].contains(code) : code == 4 || code == 5
       let words =
         version == .v5 ? MQTTClient.describeReason(code) : MQTTClient.describeConnack(code)
-      clientIsDead = true
       failed(
-        "\(brokerName): the broker refused the connection: \(words)",
-        permanent: permanent, now: Clock.monotonic())
+        "\(brokerName): the broker refused the connection: \(words)", permanent: permanent,
+        now: now)
       return
     }
-    isConnected = true
-    everConnected = true
-    takeover.connected(at: Clock.monotonic())
-    backoff.reset()
-    saidWaiting = false
+    state.accepted(now: now)
+    takeover.connected(at: now)
     log.info("connected to \(brokerName) as \(name)")
     if let client { onConnected(client) }
   }
 
   private func disconnected(_ code: Int32) {
-    clientIsDead = true
-    connectDeadline = nil
-    if isConnected {
-      isConnected = false
-      let now = Clock.monotonic()
-      let takenOver = version == .v5 && code == MQTTClient.sessionTakenOver
-      if takeover.lost(at: now, sessionTakenOver: takenOver) {
-        log.warning(
-          "\(brokerName): another client connected with ClientID \(name) and the broker dropped "
-            + "this one (\(takenOver ? "MQTT 5 reason 0x8E, session taken over" : "disconnected right after connecting, again and again")); "
-            + "give each device its own ClientID= (or its own Topic=, from which the default comes)"
-        )
-      }
-      let reason =
-        code == 0
-        ? ""
-        : ": " + (takenOver ? MQTTClient.describeReason(code) : MQTTClient.describe(code))
-      log.warning("lost the connection to \(brokerName)\(reason)")
-      onLost()
-      if retryAt == nil { scheduleRetry(now: Clock.monotonic()) }
-    } else {
-      // Before the CONNACK: `pump` tells a failed TLS check from a dropped connection
-      // once libmosquitto has returned its own error code too.
-      closedEarly = code
+    let now = Clock.monotonic()
+    // Before the CONNACK this makes the phase `endedEarly`: `pump` tells a failed TLS
+    // check from a dropped connection once libmosquitto has returned its own error code.
+    guard state.disconnected(code: code, now: now) else { return }
+    let takenOver = version == .v5 && code == MQTTClient.sessionTakenOver
+    if takeover.lost(at: now, sessionTakenOver: takenOver) {
+      log.warning(
+        "\(brokerName): another client connected with ClientID \(name) and the broker dropped "
+          + "this one (\(takenOver ? "MQTT 5 reason 0x8E, session taken over" : "disconnected right after connecting, again and again")); "
+          + "give each device its own ClientID= (or its own Topic=, from which the default comes)"
+      )
     }
+    let reason =
+      code == 0
+      ? ""
+      : ": " + (takenOver ? MQTTClient.describeReason(code) : MQTTClient.describe(code))
+    log.warning("lost the connection to \(brokerName)\(reason)")
+    onLost()
   }
 
   /// What a failed TLS connection says, with OpenSSL's reason when there is one.
@@ -172,75 +158,59 @@ final class MQTTSession {
       + "(does it require a client certificate, CertFile= and KeyFile=?)"
   }
 
-  private func fallBackTo311() {
+  private func fallBackTo311(now: Instant) {
     log.warning(
       "\(brokerName) does not speak MQTT 5; using MQTT 3.1.1 "
         + "(code messages then carry no expiry)")
     version = .v311
-    clientIsDead = true
-    retryAt = Clock.monotonic()
+    state.fellBack(now: now)
   }
 
   /// A connection that ended before the broker answered CONNECT.
   private func endedEarly(_ codes: [Int32]) {
-    guard retryAt == nil, fatal == nil else { return }
+    let now = Clock.monotonic()
     if version == .v5, codes.contains(where: MQTTClient.isMalformedPacket) {
       // The same refusal, as newer libmosquitto reports it (MQTTClient.isMalformedPacket).
-      fallBackTo311()
+      fallBackTo311(now: now)
     } else if codes.contains(where: MQTTClient.isTLSFailure) || client?.lastTLSError != nil {
-      failed(tlsFailure(client), permanent: true, now: Clock.monotonic())
-    } else if settings.broker.tls, !everConnected {
+      failed(tlsFailure(client), permanent: true, now: now)
+    } else if settings.broker.tls, !state.hasEverConnected {
       // TLS 1.3 finishes the client's side of the handshake before the broker checks
       // the client certificate; its refusal may then arrive as a bare close.
-      failed(closedTLSMessage, permanent: true, now: Clock.monotonic())
+      failed(closedTLSMessage, permanent: true, now: now)
     } else {
       let code = codes.first { $0 != 0 } ?? 0
       failed(
         "\(brokerName): the connection closed before the broker answered"
-          + (code == 0 ? "" : " (\(MQTTClient.describe(code)))"), permanent: false,
-        now: Clock.monotonic())
+          + (code == 0 ? "" : " (\(MQTTClient.describe(code)))"), permanent: false, now: now)
     }
   }
 
   private func failed(_ message: String, permanent: Bool, now: Instant) {
-    if permanent, !everConnected {
-      fatal = message
-      return
+    switch state.failed(message, permanent: permanent, now: now) {
+    case .warning(let text): log.warning(text)
+    case .debug(let text): log.debug(text)
+    case .fatal: break  // the owner's loop logs it and exits (`fatal`)
     }
-    if !saidWaiting {
-      log.warning(
-        "\(message); retrying with backoff up to \(MQTTSession.maxBackoff.components.seconds) s")
-      saidWaiting = true
-    } else {
-      log.debug(message)
-    }
-    scheduleRetry(now: now)
-  }
-
-  private func scheduleRetry(now: Instant) {
-    retryAt = now + backoff.next()
   }
 
   /// Drops a dead client (never inside its own callback), retries when due, and gives
   /// up on a CONNACK that does not come.
   func housekeeping(now: Instant) {
-    if clientIsDead, client != nil {
-      client = nil
-      if isConnected {
-        isConnected = false
-        onLost()
-      }
-    }
-    if let deadline = connectDeadline, deadline <= now {
-      connectDeadline = nil
+    if !state.hasLiveClient, client != nil { client = nil }
+    switch state.due(now: now) {
+    case .connectTimedOut?:
       client = nil
       failed("\(brokerName): no answer to CONNECT", permanent: false, now: now)
+    case .retry?:
+      if client == nil { attempt(now: now) }
+    case nil:
+      break
     }
-    if let due = retryAt, due <= now, client == nil { attempt(now: now) }
   }
 
   /// The soonest time `housekeeping` has something to do.
-  var nextDeadline: Instant? { [retryAt, connectDeadline].compactMap { $0 }.min() }
+  var nextDeadline: Instant? { state.nextDeadline }
 
   /// The broker socket to watch, if any, and for what.
   var watch: WatchSet.Want? {
@@ -252,7 +222,7 @@ final class MQTTSession {
 
   /// Poll entry for the broker socket, if any.
   var pollEntry: pollfd? {
-    guard let client, !clientIsDead else { return nil }
+    guard let client, state.hasLiveClient else { return nil }
     let fd = client.fd
     guard fd >= 0 else { return nil }
     return pollfd(
@@ -260,28 +230,27 @@ final class MQTTSession {
   }
 
   func pump(readable: Bool) {
-    guard let client, !clientIsDead else { return }
+    guard let client, state.hasLiveClient else { return }
     let rc = client.pump(readable: readable)
-    if rc != mosquittoSuccess, !clientIsDead {
+    if rc != mosquittoSuccess, state.hasLiveClient {
       // libmosquitto closed the socket; the disconnect callback may not have run.
       disconnected(rc)
     }
-    if let early = closedEarly {
-      closedEarly = nil
+    if case .endedEarly(let early) = state.phase {
       endedEarly([rc, early])
     }
   }
 
   /// Sends what is queued (the last "offline"), then disconnects: for shutdown.
   func close(flushing seconds: Double = 1) {
-    guard let client, isConnected else { return }
+    guard let client, state.isConnected else { return }
     let end = Clock.monotonic() + .milliseconds(Int64(seconds * 1000))
-    while client.wantsWrite, Clock.monotonic() < end, !clientIsDead {
+    while client.wantsWrite, Clock.monotonic() < end, state.hasLiveClient {
       var entry = pollfd(fd: client.fd, events: Int16(POLLOUT), revents: 0)
       _ = poll(&entry, 1, 100)
       client.pump(readable: false)
     }
-    isConnected = false
+    state.close()
     client.disconnect()
     client.pump(readable: false)
     self.client = nil

@@ -52,7 +52,7 @@ public struct BridgeCore {
   var doorsState = BridgeDoorsState()
   /// When to ask for `status` again (a lockout's end), nil when nothing waits.
   public private(set) var nextStatusAt: Instant? = nil
-  public static let statusRequest = #"{"type":"status"}"#
+  public static let statusRequest = ClientRequest.statusLine
   /// How many code ids the bridge remembers: far more than the daemon has waiting
   /// (one per keypad) and has settled lately.
   public static let rememberedCodes = 1024
@@ -117,29 +117,48 @@ public struct BridgeCore {
 
   /// One line from the daemon other than `code` (`line` is its text, published as is).
   public mutating func daemonLine(_ line: String, now: Instant) -> [Action] {
-    guard let value = try? JSONValue.parse(line), let type = value["type"]?.stringValue else {
-      return [.warn("the daemon sent a line that is not a JSON object; ignored")]
+    switch DaemonLine.decode(Array(line.utf8)) {
+    case .failure(let problem): return [.warn(BridgeCore.describe(problem))]
+    case .success(let message): return daemonMessage(message, line: line, now: now)
     }
-    switch type {
-    case "hello":
+  }
+
+  /// A line from the daemon, decoded (`DaemonLine`), other than `code` (the shell
+  /// publishes those in place under `codeTopic`); `line` is its text, published as is.
+  public mutating func daemonMessage(_ message: DaemonLine, line: String, now: Instant)
+    -> [Action]
+  {
+    switch message {
+    case .hello, .code:
       return []
-    case "status":
+    case .status(let value):
       return status(value, now: now)
-    case "door":
-      return doorEvent(value, line)
-    case "error":
-      return [
-        .warn("the daemon says: \(BridgeCore.withoutIDs(value["reason"]?.stringValue ?? "error"))")
-      ]
-    case "verdict":
+    case .door(let door, _, _):
+      return doorEvent(door, line)
+    case .error(let reason):
+      return [.warn("the daemon says: \(BridgeCore.withoutIDs(reason))")]
+    case .verdict(let id, _, _):
       // The id stays remembered: a second verdict for it is forwarded, so that its
       // sender hears the daemon's "already decided" in the bridge's log.
-      guard let id = value["id"]?.stringValue, let keypad = keypadOfID[id]
-      else { return [.sendToDaemon(BridgeCore.statusRequest)] }
+      guard let keypad = keypadOfID[id] else { return [.sendToDaemon(BridgeCore.statusRequest)] }
       return [event(keypad, line), .sendToDaemon(BridgeCore.statusRequest)]
-    default:
-      guard let keypad = value["keypad"]?.stringValue else { return [] }
+    case .entry(let keypad, _, _), .lockout(let keypad, _), .keypad(let keypad, _, _, _),
+      .alarm(_, let keypad, _), .other(_, let keypad?):
       return [event(keypad, line), .sendToDaemon(BridgeCore.statusRequest)]
+    case .other(_, nil):
+      return []
+    }
+  }
+
+  /// The log line for a line from the daemon that was not taken (never quoting it).
+  public static func describe(_ problem: DaemonLine.Problem) -> String {
+    switch problem {
+    case .tooLong:
+      return "the daemon sent a line over \(DaemonLine.maxBytes / 1024) KiB; ignored"
+    case .notAnObject, .missingType:
+      return "the daemon sent a line that is not a JSON object; ignored"
+    case .badMember(let type, let member):
+      return "the daemon sent a \(type) line without a valid \"\(member)\"; ignored"
     }
   }
 
@@ -228,26 +247,28 @@ public struct BridgeCore {
     }
     guard let result = value["result"]?.stringValue, result == "granted" || result == "denied"
     else { return .failure(RequestError("the verdict's \"result\" must be granted or denied")) }
-    var members: [(String, JSONValue)] = [
-      ("type", .string("verdict")), ("id", .string(id)), ("result", .string(result)),
-    ]
+    var message: String? = nil
     switch value["message"] {
     case nil, .null?: break
-    case .string(let text)?: members.append(("message", .string(UntrustedText.sanitized(text))))
+    case .string(let text)?: message = UntrustedText.sanitized(text)
     default: return .failure(RequestError("the verdict's \"message\" must be a string"))
     }
+    var duress = false
     switch value["duress"] {
     case nil, .null?, .bool(false)?: break
-    case .bool(true)?: members.append(("duress", .bool(true)))
+    case .bool(true)?: duress = true
     default: return .failure(RequestError("the verdict's \"duress\" must be true or false"))
     }
+    var reason: String? = nil
     switch value["reason"] {
     case nil, .null?: break
-    case .string(let word)? where isReasonWord(word): members.append(("reason", .string(word)))
+    case .string(let word)? where isReasonWord(word): reason = word
     default:
       return .failure(RequestError("the verdict's \"reason\" must be a word of a-z and _"))
     }
-    return .success((id, JSONValue.object(members).serialized))
+    let request = ClientRequest.verdict(
+      id: id, granted: result == "granted", message: message, duress: duress, reason: reason)
+    return .success((id, request.line))
   }
 
   private func event(_ keypad: String, _ line: String) -> Action {

@@ -13,8 +13,8 @@ extension BridgeCore {
 
   /// A `door` message: published on its door's event topic; its state follows from the
   /// `status` asked for.
-  func doorEvent(_ value: JSONValue, _ line: String) -> [Action] {
-    guard let door = value["door"]?.stringValue, DoorConfig.isValidName(door) else { return [] }
+  func doorEvent(_ door: String, _ line: String) -> [Action] {
+    guard DoorConfig.isValidName(door) else { return [] }
     return [
       .publish(topic: doorTopic(door, "event"), payload: line, retain: false),
       .sendToDaemon(BridgeCore.statusRequest),
@@ -67,8 +67,7 @@ extension BridgeCore {
     guard isOpen else {
       return .failure(RequestError("the only door command is open"))
     }
-    return .success(
-      JSONValue.object([("type", .string("open")), ("door", .string(door))]).serialized)
+    return .success(ClientRequest.open(door: door).line)
   }
 
   /// Retained discovery configs for one door: a lock (unlock and open send `open`) and,
