@@ -3,8 +3,9 @@ import PinpadCore
 /// The controller's decision, as a value (docs/protocol.md, "Codes file: matching" and
 /// "Socket: denial reasons"): what `pinpadctl serve`, its fleet controller over MQTT
 /// and a door deciding from its replica all ask. It reads no file and no clock and
-/// runs no crypt(3) itself: the clock and the hash checks come in as functions, the
-/// people (`People`) with each attempt, and what must be done comes back as effects.
+/// runs no crypt(3) itself: the clock, the hash checks and the zeroing of the secrets
+/// come in as functions, the people (`People`) with each attempt, and what must be
+/// done comes back as effects.
 ///
 /// A decision takes two steps, because the access log has a say in it:
 /// 1. `decide` returns the decision and the effect `.record` (commit it, spending a
