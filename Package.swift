@@ -6,8 +6,8 @@
 //   C*            system libraries (pkg-config: libevdev, libudev, libcrypt, zlib, libmosquitto,
 //                 sqlite3) and one C shim for what Swift cannot import
 //   PinpadCore    the entry rules, configuration, protocol: pure Swift, no Glibc, no Foundation
-//   PinpadControlCore  pinpadctl's pure parts: codes files, lockouts, the MQTT bridge's
-//                 rules; pure like PinpadCore (and fuzzed with it)
+//   PinpadControlCore  pinpadctl's pure parts: the decision core, codes files, lockouts,
+//                 the MQTT bridge's rules; pure like PinpadCore (and fuzzed with it)
 //   PinpadScreen  the renderers: layout and raster for the framebuffer and snapshots, and
 //                 the console's text frames; pure Swift + zlib
 //   PinpadSystem  thin typed wrappers over Linux syscalls, the event loop, framebuffer, GPIO
@@ -77,6 +77,10 @@ let package = Package(
     .testTarget(
       name: "PinpadSystemTests", dependencies: ["PinpadSystem", "PinpadCore", "PinpadTestSupport"]),
     .testTarget(name: "PinpadProgramTests", dependencies: ["PinpadProgram", "PinpadCore"]),
+    // pinpadctl's parts as values: the decision core with its shell, the commands' options.
+    .testTarget(
+      name: "PinpadControlTests",
+      dependencies: ["PinpadControl", "PinpadControlCore", "PinpadCore", "PinpadTestSupport"]),
     .testTarget(
       name: "PinpadInputTests", dependencies: ["PinpadInput", "PinpadSystem", "PinpadTestSupport"]),
     .testTarget(

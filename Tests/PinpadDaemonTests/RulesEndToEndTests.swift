@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PinpadControlCore
 import PinpadTestSupport
 import Testing
 
@@ -265,10 +266,10 @@ import Testing
     #expect(Self.jsonLines(run.stdout).map { $0["person"] as? String } == ["p2", "p3"])
     #expect(run.stderr.contains("deleted 2 decisions older than 30 days"), "\(run.stderr)")
     // serve's recorder prunes with its own --keep-days when it records.
-    let recorder = DecisionRecorder(log: log, keepDays: 5, zone: .utc, say: { _ in }) { now }
-    _ = recorder.settle(
-      ControllerService.Decision(match: nil, reason: "unknown"), at: now, device: nil,
-      keypad: "door", attempt: "k")
+    let recorder = DecisionRecorder(log: log, keepDays: 5, say: { _ in })
+    _ = recorder.record(
+      DecisionCore.Record(
+        at: now, device: nil, keypad: "door", attempt: "k", decision: .deny(.unknown)))
     var left: [String?] = []
     try log.query(AccessLog.Filter()) { left.append($0.person) }
     #expect(left == ["p3", nil])
@@ -292,36 +293,6 @@ import Testing
     #expect(verdict.message.string("reason") == "expired", "\(verdict.message)")
     serve.kill(SIGTERM)
     #expect(daemon.stop() == 0)
-  }
-
-  @Test func aFloodOfLockedDenialsIsRecordedOnlyUpToItsBound() throws {
-    let dir = TempDir()
-    let log = try AccessLog(directory: dir.path)
-    var said: [String] = []
-    var now: Int64 = 1_000_000
-    let recorder = DecisionRecorder(log: log, zone: .utc, say: { said.append($0) }) { now }
-    let locked = ControllerService.Decision(match: nil, reason: "locked")
-    for n in 0..<150 {
-      let answer = recorder.settle(locked, at: now, device: "d", keypad: "k", attempt: "l\(n)")
-      #expect(answer.reason == "locked")
-    }
-    now += 2000  // two more may be recorded
-    for n in 150..<153 {
-      _ = recorder.settle(locked, at: now, device: "d", keypad: "k", attempt: "l\(n)")
-    }
-    var rows = 0
-    try log.query(AccessLog.Filter()) { _ in rows += 1 }
-    #expect(rows == DecisionRecorder.lockedBurst + 2)
-    #expect(said == ["50 denials while locked were answered but not recorded (a flood)"])
-    // Other decisions are never left out.
-    for n in 0..<20 {
-      _ = recorder.settle(
-        ControllerService.Decision(match: nil, reason: "unknown"), at: now, device: "d",
-        keypad: "k", attempt: "u\(n)")
-    }
-    rows = 0
-    try log.query(AccessLog.Filter()) { _ in rows += 1 }
-    #expect(rows == DecisionRecorder.lockedBurst + 22)
   }
 
   @Test func twoControllersRacingForTheLastUseGrantItExactlyOnce() throws {

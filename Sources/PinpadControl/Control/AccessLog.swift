@@ -198,7 +198,7 @@ final class AccessLog {
     return Int(sqlite3_changes(db))
   }
 
-  struct Filter {
+  struct Filter: Equatable {
     var since: Int64? = nil
     var until: Int64? = nil
     var person: String? = nil

@@ -5,18 +5,10 @@ import PinpadCore
 import PinpadSystem
 import Synchronization
 
-/// Decides a code message against the codes file (docs/protocol.md, "Codes file:
-/// matching"; `CodesLookup`): the tags narrow the lines to a few candidates, then the
-/// slow crypt(3) checks run on every core (one `PasswordHasher` each). The first matching
-/// line in file order wins.
+/// The crypt(3) checks of `DecisionCore` (its `firstMatch`; docs/protocol.md, "Codes
+/// file: matching"): the candidates the tags and rules left are checked on every core
+/// (one `PasswordHasher` each); the first in their order whose checks all pass wins.
 final class CodeVerifier: @unchecked Sendable {
-  struct Match: Equatable {
-    var name: String
-    var duress: Bool
-    /// The line's index in the entries.
-    var index: Int = 0
-  }
-
   /// Set once later by `adoptKey` when `hash` made the key beside the codes file after
   /// `serve` started (only between checks, on the calling thread).
   private(set) var key: CodeTagKey?
@@ -35,37 +27,17 @@ final class CodeVerifier: @unchecked Sendable {
 
   static var cores: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
-  /// The line that `code` and/or `card` match (the first in `order`, by default file
-  /// order), nil when none does (or when what was
-  /// sent cannot be a code or a card). Zeroes both buffers (in the caller's line) and
-  /// every copy before returning.
-  func check(
-    code: UnsafeMutableBufferPointer<UInt8>?, card: UnsafeMutableBufferPointer<UInt8>?,
-    entries: [CodesFile.Entry],
-    order: ([CodesLookup.Candidate]) -> [CodesLookup.Candidate] = { $0 }
-  ) -> Match? {
+  /// The entry index of the first of `candidates` that `code` and/or `card` pass,
+  /// nil when none does. Checks NUL-terminated copies of them, zeroed before returning.
+  func firstMatch(
+    _ candidates: [CodesLookup.Candidate], entries: [CodesFile.Entry],
+    code: UnsafeBufferPointer<UInt8>?, card: UnsafeBufferPointer<UInt8>?
+  ) -> Int? {
     let codeCopy = SecretCString(capacity: SecretDigits.capacity)
     let cardCopy = SecretCString(capacity: CodesLookup.maxCardLength)
-    defer {
-      for buffer in [code, card] {
-        if let base = buffer?.baseAddress { explicitZero(base, buffer!.count) }
-      }
-    }
-    if let code {
-      guard CodesLookup.isCode(UnsafeBufferPointer(code)) else { return nil }
-      codeCopy.set(code)
-    }
-    if let card {
-      guard CodesLookup.isCard(UnsafeBufferPointer(card)) else { return nil }
-      cardCopy.set(card)
-    }
-    let candidates = order(
-      CodesLookup.candidates(
-        in: entries, code: code.map { UnsafeBufferPointer($0) },
-        card: card.map { UnsafeBufferPointer($0) }, key: key))
-    guard let found = firstMatch(candidates, entries: entries, code: codeCopy, card: cardCopy)
-    else { return nil }
-    return Match(name: entries[found].name, duress: entries[found].duress, index: found)
+    if let code { codeCopy.set(code) }
+    if let card { cardCopy.set(card) }
+    return firstMatch(candidates, entries: entries, code: codeCopy, card: cardCopy)
   }
 
   /// The entry index of the first candidate whose checks all pass. Workers take the
@@ -118,7 +90,7 @@ final class SecretCString: @unchecked Sendable {
   }
 
   /// Copies `source` (at most `capacity` bytes) and terminates it.
-  func set(_ source: UnsafeMutableBufferPointer<UInt8>) {
+  func set(_ source: UnsafeBufferPointer<UInt8>) {
     let count = min(source.count, capacity)
     for i in 0..<count { bytes[i] = CChar(bitPattern: source[i]) }
     bytes[count] = 0

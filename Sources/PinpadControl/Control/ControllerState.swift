@@ -24,21 +24,22 @@ enum ControllerStateDirectory {
 }
 
 /// The controller's lockout (`ControllerLockout`) kept in a file of the state directory,
-/// in `LockoutStore`'s format, written (atomically) whenever a verdict changes it, so a
-/// restart does not reset a lockout. The one place that knows how it is stored.
+/// in `LockoutStore`'s format, written (atomically) whenever a verdict changes it
+/// (`DecisionCore`'s `.saveLockout`), so a restart does not reset a lockout. The one
+/// place that knows how it is stored.
 final class LockoutKeeper {
   let path: String
-  private(set) var lockout: ControllerLockout
+  /// The lockout as the file left it (every place locked when it cannot be read).
+  let restored: ControllerLockout
   private let log: (String) -> Void
   /// Why the last save failed (said once until a save works again).
   private var saveProblem: String? = nil
-  /// Whether the global bound was in force at the last code (to log its start once).
-  private var globalLocked = false
 
   /// Makes the directory (0700) when needed and reads the file. A directory that cannot
   /// be written is an error (exit 69): lockouts would silently stop surviving restarts.
   init(
-    directory: String, file: String, rules: LockoutConfig, log: @escaping (String) -> Void
+    directory: String, file: String, rules: LockoutConfig,
+    global: ControllerLockout.GlobalBound = .standard, log: @escaping (String) -> Void
   ) throws(ControlError) {
     path = directory + "/" + file
     self.log = log
@@ -49,14 +50,17 @@ final class LockoutKeeper {
       throw ControlError(
         "state directory: \(error); the lockout could not survive a restart (--state-dir DIR)")
     }
-    lockout = ControllerLockout(rules: rules)
-    guard FileSystem.exists(path) else { return }
+    guard FileSystem.exists(path) else {
+      restored = ControllerLockout(rules: rules, global: global)
+      return
+    }
     let now = Clock.monotonic()
     let text: String
     do { text = String(decoding: try FileSystem.read(path, limit: 4 << 20), as: UTF8.self) } catch {
       log("\(error); every keypad starts locked for \(rules.lockout.seconds) s")
-      lockout = ControllerLockout(
-        rules: rules, states: ["*": LockoutState(level: 1, lockedUntil: now + rules.lockout)])
+      restored = ControllerLockout(
+        rules: rules, global: global,
+        states: ["*": LockoutState(level: 1, lockedUntil: now + rules.lockout)])
       return
     }
     let parsed = LockoutStore.parse(
@@ -65,39 +69,13 @@ final class LockoutKeeper {
     for problem in parsed.problems.prefix(3) {
       log("\(path): \(problem); treated as locked for \(rules.lockout.seconds) s")
     }
-    lockout = ControllerLockout(rules: rules, states: parsed.states)
+    restored = ControllerLockout(rules: rules, global: global, states: parsed.states)
   }
 
-  /// Whether a code from `place` may be checked now; logs when the global bound starts.
-  func admit(_ place: String) -> ControllerLockout.Admission {
-    let now = Clock.monotonic()
-    let admission = lockout.admit(place, now: now)
-    let global = admission == .locked(global: true)
-    if global, !globalLocked {
-      log(
-        "warning: too many denials on all keypads together (over \(lockout.global.burst));"
-          + " every code is denied (reason locked) for a while")
-    }
-    globalLocked = global
-    return admission
-  }
-
-  /// Records a checked code's verdict, saves the state, logs a lockout that starts.
-  func record(_ place: String, granted: Bool) {
-    let now = Clock.monotonic()
-    let before = lockout.states
-    if let length = lockout.record(place, granted: granted, now: now) {
-      log(
-        "warning: \(place) locked for \(length.nanoseconds / 1_000_000_000) s after"
-          + " \(lockout.rules.maxFailures) denials in a row")
-    }
-    guard lockout.states != before else { return }
-    save(now: now)
-  }
-
-  private func save(now: Instant) {
+  /// Writes `states` (atomically); a failure is said once until a save works again.
+  func save(_ states: [String: LockoutState]) {
     let text = LockoutStore.render(
-      lockout.states, nowMono: now, nowWallMs: Clock.wallNanoseconds() / 1_000_000)
+      states, nowMono: Clock.monotonic(), nowWallMs: Clock.wallNanoseconds() / 1_000_000)
     do {
       try FileSystem.writeAtomically(path, Array(text.utf8))
       if saveProblem != nil { log("\(path): saved again") }

@@ -17,10 +17,11 @@ extension LocalZone {
   }()
 }
 
-/// Commits each decision of `serve` to the access log (`AccessLog`) before its verdict
-/// is sent, spending a use for a grant of a `uses=N` line. A decision that cannot be
-/// committed becomes a denial with reason `unavailable`: one error line when that
-/// starts, one when recording works again. Prunes the log to `keepDays` now and then.
+/// Commits each decision of `serve` (`DecisionCore`'s `.record`) to the access log
+/// (`AccessLog`) before its verdict is sent, spending a use for a grant of a `uses=N`
+/// line. A decision that cannot be committed becomes a denial with reason `unavailable`:
+/// one error line when that starts, one when recording works again. Prunes the log to
+/// `keepDays` now and then.
 ///
 /// Denials the lockout gives unchecked (`locked`) cost an attacker nothing, so a flood
 /// of them must not fill the disk: the first `lockedBurst` at once are recorded, then
@@ -28,10 +29,8 @@ extension LocalZone {
 /// says how many were left out (one line in serve's log).
 final class DecisionRecorder {
   let log: AccessLog
-  let zone: LocalZone
   let keepDays: Int
   private let say: (String) -> Void
-  private let clock: () -> Int64
   private var failing = false
   private var lastPrune: Int64? = nil
   /// GCRA of the recorded `locked` denials: when the bucket would be full again.
@@ -46,33 +45,26 @@ final class DecisionRecorder {
 
   init(
     log: AccessLog, keepDays: Int = DecisionRecorder.defaultKeepDays,
-    zone: LocalZone = .system, say: @escaping (String) -> Void,
-    clock: @escaping () -> Int64 = { Clock.wallNanoseconds() / 1_000_000 }
+    say: @escaping (String) -> Void
   ) {
     self.log = log
-    self.zone = zone
     self.keepDays = keepDays
     self.say = say
-    self.clock = clock
   }
 
-  /// Now, in milliseconds since the epoch.
-  func nowMs() -> Int64 { clock() }
-
-  /// Records `decision` (made at `at` ms) and returns the verdict to send.
-  func settle(
-    _ decision: ControllerService.Decision, at: Int64, device: String?, keypad: String,
-    attempt: String
-  ) -> ControllerService.Decision {
+  /// Records one decision; what the log made of it.
+  func record(_ entry: DecisionCore.Record) -> DecisionCore.Recorded {
+    let decision = entry.decision
+    let at = entry.at
     let record = AccessLog.Record(
-      at: at, device: device, keypad: keypad, person: decision.match?.name ?? decision.person,
-      granted: decision.match != nil, reason: decision.match == nil ? decision.reason : nil,
-      duress: decision.match?.duress ?? false, attempt: attempt)
-    if decision.reason == DenialReason.locked.rawValue, decision.match == nil {
+      at: at, device: entry.device, keypad: entry.keypad, person: decision.person,
+      granted: decision.granted, reason: decision.granted ? nil : decision.reason?.rawValue,
+      duress: decision.granted && decision.duress, attempt: entry.attempt)
+    if decision.reason == .locked, !decision.granted {
       let due = max(lockedDue ?? at, at)
       if due - at >= Self.lockedIntervalMs * Int64(Self.lockedBurst) {
         lockedSkipped += 1
-        return decision
+        return .kept
       }
       lockedDue = due + Self.lockedIntervalMs
       if lockedSkipped > 0 {
@@ -82,25 +74,21 @@ final class DecisionRecorder {
     }
     let recorded: AccessLog.Record
     do {
-      recorded = try log.commit(record, uses: decision.uses)
+      recorded = try log.commit(record, uses: decision.granted ? decision.uses : nil)
     } catch {
       if !failing {
         say("error: \(error); every code is denied (reason unavailable) until it can be recorded")
         failing = true
       }
-      return ControllerService.Decision(
-        match: nil, reason: DenialReason.unavailable.rawValue, person: record.person)
+      return .failed
     }
     if failing {
       say("\(log.path): decisions are recorded again")
       failing = false
     }
     pruneNow(at)
-    guard recorded.granted else {
-      return ControllerService.Decision(
-        match: nil, reason: recorded.reason, person: recorded.person)
-    }
-    return decision
+    guard decision.granted, !recorded.granted else { return .kept }
+    return .denied(recorded.reason.flatMap(DenialReason.init(rawValue:)) ?? .usedUp)
   }
 
   /// Drops what is older than `keepDays`, at most once an hour.

@@ -1,4 +1,5 @@
 import Glibc
+import PinpadControlCore
 import PinpadCore
 import PinpadProgram
 import PinpadSystem
@@ -9,7 +10,7 @@ import PinpadSystem
 /// the code's. The codes file is the one of the local `serve`, checked by the same rules
 /// (a code, a card, or both on one line; `"duress":true` in a duress line's verdict); the
 /// payload that held the code and card is zeroed in libmosquitto's buffer once checked.
-/// Its own lockout per DEVICE/KEYPAD (`LockoutKeeper`, file `fleet-lockout` in the state
+/// Its own lockout per DEVICE/KEYPAD (`Controller`, file `fleet-lockout` in the state
 /// directory) denies with `"reason":"locked"` unchecked; a payload over `maxPayload` is
 /// dropped unparsed; what it logs of a topic or id is cleaned (`UntrustedText`), and
 /// lines about junk messages are rate-limited (`JunkLog`).
@@ -19,29 +20,29 @@ enum FleetController {
   /// code message is under 300 bytes.
   static let maxPayload = 64 * 1024
 
+  /// Runs the fleet controller of `serve --mqtt` with validated `options`.
   static func run(
-    codes initial: WatchedCodesFile, verifier: CodeVerifier, filter: String, configPath: String,
-    configGiven: Bool, stateDirectory: String, keepDays: Int = DecisionRecorder.defaultKeepDays
+    _ options: ServeCommand.Options, codes: WatchedCodesFile, verifier: CodeVerifier,
+    stateDirectory: String
   ) throws -> Int32 {
+    let filter = options.topics ?? defaultFilter
     if let problem = MQTTTopic.problemAsCodeFilter(filter) { throw UsageError(problem) }
-    var codes = initial
     guard
       let (config, settings, password) = BridgeService.loadSettings(
-        configPath, required: configGiven)
+        options.configPath, required: options.config != nil)
     else { return ExitCode.config.rawValue }
     let log = Logger(level: .info)
-    let lockout = try LockoutKeeper(
-      directory: stateDirectory, file: "fleet-lockout", rules: config.lockout,
-      log: { line in
-        if line.hasPrefix("warning: ") {
-          log.warning(String(line.dropFirst(9)))
-        } else {
-          log.info(line)
-        }
-      })
-    let recorder = try ControllerService.openRecorder(stateDirectory, keepDays: keepDays) {
-      line in
-      if line.hasPrefix("error: ") { log.error(String(line.dropFirst(7))) } else { log.info(line) }
+    let controller = try Controller.open(
+      codes: codes, verifier: verifier, directory: stateDirectory, lockoutFile: "fleet-lockout",
+      rules: config.lockout, options: options
+    ) { line in
+      if line.hasPrefix("warning: ") {
+        log.warning(String(line.dropFirst(9)))
+      } else if line.hasPrefix("error: ") {
+        log.error(String(line.dropFirst(7)))
+      } else {
+        log.info(line)
+      }
     }
     var junk = JunkLog()
     let signals = try SignalReader(blocking: [SIGTERM, SIGINT])
@@ -81,18 +82,17 @@ enum FleetController {
       let shownPlace = UntrustedText.sanitized(place, maxBytes: 256)
       let levels = shownPlace.split(separator: "/", omittingEmptySubsequences: false)
       let device = levels.count >= 2 ? String(levels[levels.count - 2]) : nil
-      let decision = ControllerService.decide(
-        fields, line, codes: &codes, verifier: verifier, lockout: lockout,
-        place: shownPlace, recorder: recorder, device: device,
-        keypad: levels.last.map(String.init) ?? shownPlace,
-        attempt: UntrustedText.sanitized(id, maxBytes: 128))
-      let answer = JSONValue.object(ControllerService.verdictMembers(id, decision))
-      let logged = ControllerService.logLines(
+      let decision = controller.answer(
+        Controller.attempt(
+          fields, line, id: UntrustedText.sanitized(id, maxBytes: 128), device: device,
+          keypad: levels.last.map(String.init) ?? shownPlace, place: shownPlace))
+      let answer = JSONValue.object(decision.verdictMembers(id: id))
+      let logged = decision.logLines(
         id: UntrustedText.sanitized(id, maxBytes: 64),
-        place: UntrustedText.sanitized(place, maxBytes: 128), decision)
+        place: UntrustedText.sanitized(place, maxBytes: 128))
       // Denials while locked are logged like junk: a flood must not flood the log.
-      pending.append((verdictTopic, answer.serialized, decision.reason == nil ? logged : []))
-      if decision.reason != nil, let first = logged.first { junk.say(first, log) }
+      pending.append((verdictTopic, answer.serialized, decision.granted ? logged : []))
+      if !decision.granted, let first = logged.first { junk.say(first, log) }
     }
     session.start(now: Clock.monotonic())
     let watches = try WatchSet()

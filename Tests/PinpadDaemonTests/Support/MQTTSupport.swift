@@ -301,7 +301,11 @@ final class Background {
   let process = Process()
   let logPath: String
 
-  init(_ path: String, _ arguments: [String], dir: TempDir, name: String) throws {
+  /// `environment`: variables set on top of the test's own.
+  init(
+    _ path: String, _ arguments: [String], dir: TempDir, name: String,
+    environment: [String: String] = [:]
+  ) throws {
     _ = E2E.ignorePipes
     logPath = dir.write("\(name)-\(UInt32.random(in: 0...UInt32.max)).log", "")
     let handle = FileHandle(forWritingAtPath: logPath)
@@ -310,6 +314,9 @@ final class Background {
     process.standardOutput = handle
     process.standardError = handle
     process.standardInput = FileHandle.nullDevice
+    if !environment.isEmpty {
+      process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
     try process.run()
   }
   deinit { kill(SIGKILL) }

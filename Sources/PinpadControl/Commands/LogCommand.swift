@@ -1,6 +1,7 @@
 import Glibc
 import PinpadControlCore
 import PinpadCore
+import PinpadProgram
 import PinpadSystem
 
 /// `pinpadctl log [--since TIME] [--until TIME] [--person NAME] [--door NAME] [--json]
@@ -13,11 +14,44 @@ enum LogCommand {
     "log [--since TIME] [--until TIME] [--person NAME] [--door NAME] [--json]"
     + " [--keep-days N] [--state-dir DIR]"
 
-  struct Options {
+  struct Options: Equatable {
     var filter = AccessLog.Filter()
     var json = false
     var keepDays: Int? = nil
     var stateDirectory: String? = nil
+
+    /// The words after `log`; TIMEs are read against `now` (ms since the epoch) in `zone`.
+    static func parse(_ arguments: [String], now: Int64, zone: LocalZone) throws(UsageError)
+      -> Options
+    {
+      var options = Options()
+      var words = Arguments(arguments)
+      func time(_ text: String) throws(UsageError) -> Int64 {
+        do { return try LogCommand.time(text, now: now, zone: zone) } catch {
+          throw UsageError("log: \(error)")
+        }
+      }
+      while let word = words.next() {
+        switch word.name {
+        case "--since": options.filter.since = try time(try words.value(of: word))
+        case "--until": options.filter.until = try time(try words.value(of: word))
+        case "--person": options.filter.person = try words.value(of: word)
+        case "--door": options.filter.door = try words.value(of: word)
+        case "--json":
+          try words.flag(word)
+          options.json = true
+        case "--keep-days":
+          options.keepDays = try ServeCommand.keepDaysValue(try words.value(of: word))
+        case "--state-dir": options.stateDirectory = try words.value(of: word)
+        default: throw UsageError("\(usage) (unexpected \(word.text))")
+        }
+      }
+      return options
+    }
+
+    /// Every combination of the options is valid: a window that selects nothing prints
+    /// nothing.
+    func validate() throws(UsageError) {}
   }
 
   /// Prints what `options` selects; errors are `ControlError` (exit 69).
@@ -54,7 +88,7 @@ enum LogCommand {
   }
 
   /// A TIME of `--since`/`--until` in ms since the epoch.
-  static func time(_ text: String, now: Int64, zone: LocalZone) throws -> Int64 {
+  static func time(_ text: String, now: Int64, zone: LocalZone) throws(ControlError) -> Int64 {
     let bytes = Array(text.utf8)
     if let unit = bytes.last, [0x64, 0x68, 0x6D].contains(unit), bytes.count >= 2,
       let n = Int64(String(decoding: bytes.dropLast(), as: UTF8.self)), n >= 0, n < 1_000_000

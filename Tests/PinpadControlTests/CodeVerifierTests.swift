@@ -4,8 +4,9 @@ import Testing
 
 @testable import PinpadControl
 
-/// `serve`'s decisions with real crypt(3) hashes (docs/protocol.md, "Codes file:
-/// matching"): which line a code, a card, or both match, on one worker and on two.
+/// `serve`'s decisions with real crypt(3) hashes, `CodeVerifier` as the core's
+/// `firstMatch` (docs/protocol.md, "Codes file: matching"): which line a code, a card,
+/// or both match, on one worker and on two.
 @Suite struct CodeVerifierTests {
   static func hash(_ secret: String) -> [UInt8] {
     Array(secret.withCString { PasswordHasher().makeHash(code: $0)! }.utf8)
@@ -22,22 +23,36 @@ import Testing
     .init(name: "erin", pinHash: hash("1111")),
   ]
 
-  /// Checks `code`/`card` and expects both buffers zeroed afterwards.
+  /// What `verifier` grants for `code`/`card` through the decision core (nil: denied);
+  /// expects both buffers zeroed afterwards.
   static func check(
     _ verifier: CodeVerifier, code: String?, card: String?,
     entries: [CodesFile.Entry] = entries
-  ) -> CodeVerifier.Match? {
+  ) -> Match? {
     var codeBytes = code.map { Array($0.utf8) } ?? []
     var cardBytes = card.map { Array($0.utf8) } ?? []
-    let match = codeBytes.withUnsafeMutableBufferPointer { codeBuffer in
+    var core = DecisionCore(
+      lockout: ControllerLockout(rules: LockoutConfig()), zone: .utc,
+      clock: { Moment(wallMs: 1_800_000_000_000, mono: .zero) },
+      firstMatch: { verifier.firstMatch($0, entries: $1, code: $2, card: $3) })
+    let decision = codeBytes.withUnsafeMutableBufferPointer { codeBuffer in
       cardBytes.withUnsafeMutableBufferPointer { cardBuffer in
-        verifier.check(
-          code: code == nil ? nil : codeBuffer, card: card == nil ? nil : cardBuffer,
-          entries: entries)
+        core.decide(
+          Attempt(
+            id: "a", keypad: "door", code: code == nil ? nil : codeBuffer,
+            card: card == nil ? nil : cardBuffer),
+          people: People(entries: entries, key: verifier.key)
+        ).decision
       }
     }
     #expect(codeBytes.allSatisfy { $0 == 0 } && cardBytes.allSatisfy { $0 == 0 })
-    return match
+    guard decision.granted, let name = decision.person else { return nil }
+    return Match(name: name, duress: decision.duress)
+  }
+
+  struct Match: Equatable {
+    var name: String
+    var duress: Bool
   }
 
   @Test("card and PIN must be on the same line", arguments: [1, 2])
@@ -76,9 +91,9 @@ import Testing
   func duress() {
     let verifier = CodeVerifier(key: nil)
     #expect(
-      Self.check(verifier, code: "9999", card: nil) == .init(name: "dave", duress: true, index: 3))
+      Self.check(verifier, code: "9999", card: nil) == .init(name: "dave", duress: true))
     #expect(
-      Self.check(verifier, code: "2222", card: nil) == .init(name: "bob", duress: false, index: 1))
+      Self.check(verifier, code: "2222", card: nil) == .init(name: "bob", duress: false))
   }
 
   @Test("what cannot be a code or a card is denied unchecked, and still zeroed")

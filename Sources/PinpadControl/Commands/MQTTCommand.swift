@@ -1,0 +1,40 @@
+import PinpadProgram
+
+/// `pinpadctl mqtt [--config FILE]`: the bridge between the daemon and the MQTT broker
+/// of `[MQTT]` (pinpadctl(1); `BridgeService`).
+enum MQTTCommand {
+  struct Options: Equatable {
+    var config: String? = nil
+    var help = false
+
+    /// The words after `mqtt`.
+    static func parse(_ arguments: [String]) throws(UsageError) -> Options {
+      var options = Options()
+      var words = Arguments(arguments)
+      while let word = words.next() {
+        switch word.name {
+        case "--help", "-h":
+          options.help = true
+          return options
+        case "--config":
+          options.config = try words.value(of: word, missing: "--config needs a file")
+        default:
+          throw UsageError("mqtt [--config FILE] (unexpected \(word.text))")
+        }
+      }
+      return options
+    }
+
+    /// Every combination is valid (the configuration is checked when it is read).
+    func validate() throws(UsageError) {}
+
+    /// The words `BridgeService.main` reads, which still parses them itself.
+    var arguments: [String] {
+      help ? ["--help"] : config.map { ["--config", $0] } ?? []
+    }
+  }
+
+  static func run(_ options: Options, socketPath: String) throws -> Int32 {
+    try BridgeService.main(socketPath: socketPath, arguments: options.arguments)
+  }
+}

@@ -1,0 +1,143 @@
+import Glibc
+import PinpadControlCore
+import PinpadCore
+import PinpadSystem
+
+/// What `serve` and its fleet controller share around `DecisionCore`: the codes file on
+/// disk (`WatchedCodesFile`, re-read when it changed, checked before each code), the
+/// crypt(3) checks (`CodeVerifier`), the lockout file (`LockoutKeeper`) and the access
+/// log (`DecisionRecorder`). `answer` runs the core and carries out its effects, so the
+/// decision is recorded before it is returned, so before its verdict is sent.
+final class Controller {
+  private(set) var codes: WatchedCodesFile
+  let verifier: CodeVerifier
+  private var core: DecisionCore
+  private let lockout: LockoutKeeper
+  private let recorder: DecisionRecorder
+  /// Where the lockout's and the log's lines go.
+  private let say: (String) -> Void
+
+  init(
+    codes: WatchedCodesFile, verifier: CodeVerifier, lockout: LockoutKeeper,
+    recorder: DecisionRecorder, say: @escaping (String) -> Void
+  ) {
+    self.codes = codes
+    self.verifier = verifier
+    self.lockout = lockout
+    self.recorder = recorder
+    self.say = say
+    core = DecisionCore(
+      lockout: lockout.restored, zone: .system, clock: Controller.now,
+      firstMatch: { verifier.firstMatch($0, entries: $1, code: $2, card: $3) },
+      zero: { explicitZero($0, $1) })
+  }
+
+  /// The controller of `serve` (`lockoutFile` "lockout") or of its fleet
+  /// ("fleet-lockout") in `directory`: the lockout file first (it makes the directory),
+  /// then the access log.
+  static func open(
+    codes: WatchedCodesFile, verifier: CodeVerifier, directory: String, lockoutFile: String,
+    rules: LockoutConfig, options: ServeCommand.Options, say: @escaping (String) -> Void
+  ) throws -> Controller {
+    let lockout = try LockoutKeeper(
+      directory: directory, file: lockoutFile, rules: rules, global: options.globalBound, log: say)
+    let recorder = try openRecorder(directory, keepDays: options.keepDays, say: say)
+    return Controller(
+      codes: codes, verifier: verifier, lockout: lockout, recorder: recorder, say: say)
+  }
+
+  static func now() -> Moment {
+    Moment(wallMs: Clock.wallNanoseconds() / 1_000_000, mono: Clock.monotonic())
+  }
+
+  /// The decision for `attempt` (its code and card are zeroed), recorded.
+  func answer(_ attempt: Attempt) -> Decision {
+    if let problems = codes.reloadIfChanged() {
+      for problem in problems { ControlMain.printError(problem) }
+      Self.adoptKeyBesideCodes(codes.path, verifier)
+      Self.warnAboutUntaggedLines(codes, verifier)
+    }
+    let pending = core.decide(attempt, people: People(entries: codes.entries, key: verifier.key))
+    var recorded = DecisionCore.Recorded.kept
+    for effect in pending.effects {
+      if let outcome = perform(effect) { recorded = outcome }
+    }
+    let settled = core.settle(pending, recorded)
+    for effect in settled.effects { _ = perform(effect) }
+    return settled.decision
+  }
+
+  private func perform(_ effect: DecisionCore.Effect) -> DecisionCore.Recorded? {
+    switch effect {
+    case .record(let record): return recorder.record(record)
+    case .saveLockout(let states): lockout.save(states)
+    case .say(let line): say(line)
+    }
+    return nil
+  }
+
+  /// The attempt of a code message `line` (its `code` and `card` members, in place).
+  static func attempt(
+    _ fields: JSONFields, _ line: UnsafeBufferPointer<UInt8>, id: String, device: String?,
+    keypad: String, place: String
+  ) -> Attempt {
+    let mutableLine = UnsafeMutableBufferPointer(mutating: line)
+    func secret(_ key: String) -> UnsafeMutableBufferPointer<UInt8>? {
+      fields.range(of: key).map { UnsafeMutableBufferPointer(rebasing: mutableLine[$0]) }
+    }
+    return Attempt(
+      id: id, device: device, keypad: keypad, place: place, code: secret("code"),
+      card: secret("card"))
+  }
+
+  /// Zeroes the `code` and `card` values of a line that is not answered.
+  static func zeroSecrets(_ fields: JSONFields, _ line: UnsafeBufferPointer<UInt8>) {
+    let mutableLine = UnsafeMutableBufferPointer(mutating: line)
+    for key in ["code", "card"] {
+      if let range = fields.range(of: key), let base = mutableLine.baseAddress {
+        explicitZero(base + range.lowerBound, range.count)
+      }
+    }
+  }
+
+  /// The access log in the state directory (which `LockoutKeeper` made); one that
+  /// cannot be opened is a resource unavailable (exit 69).
+  static func openRecorder(
+    _ directory: String, keepDays: Int, say: @escaping (String) -> Void
+  ) throws -> DecisionRecorder {
+    do {
+      return DecisionRecorder(
+        log: try AccessLog(directory: directory), keepDays: keepDays, say: say)
+    } catch {
+      throw ControlError("\(error.description) (--state-dir DIR)")
+    }
+  }
+
+  /// Without a key, starts using the one the first `hash` made beside the codes file
+  /// after `serve` started (nothing to set up beyond adding people: pinpadctl(1), FILES).
+  static func adoptKeyBesideCodes(_ path: String, _ verifier: CodeVerifier) {
+    let beside = TagKeyFile.besideCodes(path)
+    guard verifier.key == nil, FileSystem.exists(beside) else { return }
+    do {
+      verifier.adoptKey(try TagKeyFile.load(beside))
+      ControlMain.printError("pinpadctl serve: using the key \(beside) for the tags")
+    } catch {
+      ControlMain.printError("pinpadctl serve: \(error.description); the tags are not used")
+    }
+  }
+
+  /// Lines a code alone is crypt(3)-checked against one by one; past this many the
+  /// verdict takes long enough (about 16 ms a line, spread over the cores) to say so.
+  static let slowLineWarning = 64
+
+  static func warnAboutUntaggedLines(_ codes: WatchedCodesFile, _ verifier: CodeVerifier) {
+    let slow = CodesLookup.untaggedPinLines(in: codes.entries, key: verifier.key)
+    guard slow >= slowLineWarning else { return }
+    let how =
+      verifier.key == nil
+      ? "no --key is given" : "\(slow) lines have no tag= made with this key"
+    ControlMain.printError(
+      "pinpadctl serve: warning: \(codes.path): \(how); a code alone is checked against"
+        + " \(slow) hashes one by one (slow; see pinpadctl(1), SCALE)")
+  }
+}

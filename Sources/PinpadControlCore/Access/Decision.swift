@@ -1,0 +1,112 @@
+import PinpadCore
+
+/// Who may open, as `DecisionCore` reads them: the lines of the codes file
+/// (docs/protocol.md, "Codes file"), with the key of their tags. A door's replica of
+/// those lines stands in for the file the same way; it only says that it cannot spend
+/// uses (`spendsUses`).
+public struct People: Sendable {
+  public var entries: [CodesFile.Entry]
+  /// The key of the `tag=`/`cardtag=` options (`CodeTagKey`), nil: every line is checked.
+  public var key: CodeTagKey?
+  /// Whether a grant of a `uses=N` line may be given: only the one log that counts the
+  /// uses may spend them; elsewhere such a line is denied `unavailable`.
+  public var spendsUses: Bool
+
+  public init(entries: [CodesFile.Entry], key: CodeTagKey? = nil, spendsUses: Bool = true) {
+    self.entries = entries
+    self.key = key
+    self.spendsUses = spendsUses
+  }
+}
+
+/// One code message to decide: where it comes from and what was presented. `code` and
+/// `card` point into the caller's buffer (the received line); `DecisionCore.decide`
+/// zeroes both before it returns, whatever it decides.
+public struct Attempt {
+  /// The attempt's id, cleaned for the log (`UntrustedText`).
+  public var id: String
+  /// The fleet device (the topic's DEVICE), nil for a local keypad.
+  public var device: String?
+  public var keypad: String
+  /// What the lockout counts by: the keypad, or the code's topic without `/code`.
+  public var place: String
+  public var code: UnsafeMutableBufferPointer<UInt8>?
+  public var card: UnsafeMutableBufferPointer<UInt8>?
+
+  public init(
+    id: String, device: String? = nil, keypad: String, place: String? = nil,
+    code: UnsafeMutableBufferPointer<UInt8>? = nil, card: UnsafeMutableBufferPointer<UInt8>? = nil
+  ) {
+    self.id = id
+    self.device = device
+    self.keypad = keypad
+    self.place = place ?? keypad
+    self.code = code
+    self.card = card
+  }
+
+  /// What `doors=` names: the keypad, or DEVICE/KEYPAD in a fleet.
+  public var door: String { device.map { "\($0)/\(keypad)" } ?? keypad }
+}
+
+/// A moment on both clocks: the wall clock for the rules and the log (ms since the
+/// epoch), the monotonic one for the lockout.
+public struct Moment: Equatable, Sendable {
+  public var wallMs: Int64
+  public var mono: Instant
+
+  public init(wallMs: Int64, mono: Instant) { (self.wallMs, self.mono) = (wallMs, mono) }
+
+  /// Whole seconds since the epoch (rounded down, also before 1970).
+  public var epochSeconds: Int64 { wallMs >= 0 ? wallMs / 1000 : (wallMs - 999) / 1000 }
+}
+
+/// What was decided for one attempt (docs/protocol.md, "Socket: denial reasons").
+public struct Decision: Equatable, Sendable {
+  public var granted: Bool
+  /// Why it was denied; nil for a grant.
+  public var reason: DenialReason?
+  /// The matched line's name (a grant, or a denial of a line that matched: expired...).
+  public var person: String?
+  /// A grant of a `duress` line.
+  public var duress: Bool
+  /// A grant's `uses=N`: one use is spent when it is recorded.
+  public var uses: Int?
+
+  public static func grant(_ person: String, duress: Bool = false, uses: Int? = nil) -> Decision {
+    Decision(granted: true, reason: nil, person: person, duress: duress, uses: uses)
+  }
+
+  public static func deny(_ reason: DenialReason, person: String? = nil) -> Decision {
+    Decision(granted: false, reason: reason, person: person, duress: false, uses: nil)
+  }
+
+  /// `"id"`, `"result"`, for a duress grant `"duress":true`, and a denial's `"reason"`:
+  /// the members of the verdict (docs/protocol.md, "Socket: verdict").
+  public func verdictMembers(id: String) -> [(String, JSONValue)] {
+    var members: [(String, JSONValue)] = [
+      ("id", .string(id)), ("result", .string(granted ? "granted" : "denied")),
+    ]
+    if granted, duress { members.append(("duress", .bool(true))) }
+    if !granted, let reason { members.append(("reason", .string(reason.rawValue))) }
+    return members
+  }
+
+  /// What the controller logs for it: the verdict with the person's name, and for a
+  /// duress grant a warning first. Never the code or card. `id` and `place` are cleaned
+  /// by the caller (`UntrustedText`).
+  public func logLines(id: String, place: String) -> [String] {
+    guard granted, let name = person else {
+      let who = person.map { "; " + $0 } ?? ""
+      let why = reason.map { " (\($0.rawValue)\(who))" } ?? ""
+      return ["attempt \(id) on \(place): denied\(why)"]
+    }
+    if duress {
+      return [
+        "warning: DURESS: \(name) on \(place) (attempt \(id)); the door was opened",
+        "attempt \(id) on \(place): granted (\(name), duress)",
+      ]
+    }
+    return ["attempt \(id) on \(place): granted (\(name))"]
+  }
+}

@@ -1,0 +1,87 @@
+import Glibc
+import PinpadControlCore
+import PinpadCore
+import PinpadTestSupport
+import Testing
+
+@testable import PinpadControl
+
+/// `Controller`, the shell `serve` and its fleet controller share around the core, on
+/// real files in a temporary folder (a codes file, the lockout file, the SQLite access
+/// log) with real crypt(3): the effects are carried out, no process is started.
+@Suite struct ControllerShellTests {
+  static let aliceLine: String = {
+    let hash = "2468".withCString { PasswordHasher().makeHash(code: $0)! }
+    return "alice:\(hash)\n"
+  }()
+
+  static func codes(_ dir: TempDir, _ text: String) -> String {
+    let path = dir.write("codes", text)
+    chmod(path, 0o600)
+    return path
+  }
+
+  static func controller(_ dir: TempDir, codes path: String) throws -> Controller {
+    var rules = LockoutConfig()
+    rules.maxFailures = 2
+    var options = ServeCommand.Options()
+    options.keepDays = 30
+    var codes = WatchedCodesFile(path: path)
+    _ = codes.reloadIfChanged()
+    return try Controller.open(
+      codes: codes, verifier: CodeVerifier(key: nil, workers: 1), directory: dir.file("state"),
+      lockoutFile: "lockout", rules: rules, options: options, say: { _ in })
+  }
+
+  /// Answers the code message `json` as `serve` does; the line's bytes afterwards.
+  static func answer(_ controller: Controller, _ json: String, keypad: String = "door")
+    -> (Decision, [UInt8])
+  {
+    var line = Array(json.utf8)
+    let decision = line.withUnsafeMutableBufferPointer { buffer in
+      let view = UnsafeBufferPointer(buffer)
+      let fields = JSONFields(view)!
+      return controller.answer(
+        Controller.attempt(
+          fields, view, id: fields.text("id", in: view) ?? "?", device: nil, keypad: keypad,
+          place: keypad))
+    }
+    return (decision, line)
+  }
+
+  @Test func aCodeIsAnsweredFromTheFileRecordedAndZeroedInTheLine() throws {
+    let dir = TempDir()
+    let controller = try Self.controller(dir, codes: Self.codes(dir, Self.aliceLine))
+    let (decision, line) = Self.answer(
+      controller, #"{"type":"code","id":"a1","keypad":"door","code":"2468","card":"00A1"}"#)
+    #expect(decision == .deny(.unknown), "alice has no card")
+    #expect(String(decoding: line, as: UTF8.self).contains(#""code":"\#0\#0\#0\#0""#))
+    #expect(!String(decoding: line, as: UTF8.self).contains("00A1"))
+    let (grant, _) = Self.answer(controller, #"{"type":"code","id":"a2","code":"2468"}"#)
+    #expect(grant == .grant("alice"))
+    var rows: [AccessLog.Record] = []
+    try AccessLog(directory: dir.file("state")).query(AccessLog.Filter()) { rows.append($0) }
+    #expect(rows.map(\.attempt) == ["a1", "a2"])
+    #expect(rows.map(\.granted) == [false, true])
+  }
+
+  @Test func aLockoutIsSavedAndANewControllerStartsLocked() throws {
+    let dir = TempDir()
+    let path = Self.codes(dir, Self.aliceLine)
+    let first = try Self.controller(dir, codes: path)
+    for n in 0..<2 { _ = Self.answer(first, #"{"id":"w\#(n)","code":"1111"}"#) }
+    #expect(dir.read("state/lockout").contains("door"), "\(dir.read("state/lockout"))")
+    let restarted = try Self.controller(dir, codes: path)
+    #expect(Self.answer(restarted, #"{"id":"r","code":"2468"}"#).0 == .deny(.locked))
+    #expect(Self.answer(restarted, #"{"id":"s","code":"2468"}"#, keypad: "side").0.granted)
+  }
+
+  @Test func aChangedCodesFileIsReadAgainBeforeTheNextCode() throws {
+    let dir = TempDir()
+    let path = Self.codes(dir, Self.aliceLine)
+    let controller = try Self.controller(dir, codes: path)
+    #expect(Self.answer(controller, #"{"id":"1","code":"2468"}"#).0.granted)
+    _ = Self.codes(dir, "# alice revoked\n")
+    #expect(Self.answer(controller, #"{"id":"2","code":"2468"}"#).0 == .deny(.unknown))
+  }
+}
