@@ -15,6 +15,7 @@ public final class FramebufferDisplay: Display {
 
   public let framebuffer: Framebuffer
   public let format: PixelFormat
+  public let rotation: ScreenRotation
   private let terminal: VirtualTerminal?
   private var renderer: ScreenRenderer
   private var canvas: Canvas
@@ -26,7 +27,7 @@ public final class FramebufferDisplay: Display {
   /// clears the screen. Everything taken is given back if a later step fails.
   public convenience init(
     device: String = "/dev/fb0", tty: String? = nil, takeTerminal: Bool = true,
-    font: BitmapFont? = nil
+    font: BitmapFont? = nil, rotation: ScreenRotation = .none
   ) throws {
     let framebuffer = try Framebuffer(path: device)
     var terminal: VirtualTerminal? = nil
@@ -35,15 +36,18 @@ public final class FramebufferDisplay: Display {
       try vt.take()
       terminal = vt
     }
+    let picture = rotation.pictureSize(
+      screenWidth: framebuffer.info.width, screenHeight: framebuffer.info.height)
     try self.init(
       framebuffer: framebuffer, terminal: terminal,
-      font: font ?? DisplayFont.standard(forHeight: framebuffer.info.height))
+      font: font ?? DisplayFont.standard(forHeight: picture.height), rotation: rotation)
   }
 
   /// A display on an already open framebuffer and taken terminal (tests pass fakes).
-  public init(framebuffer: Framebuffer, terminal: VirtualTerminal?, font: BitmapFont = .builtin)
-    throws
-  {
+  public init(
+    framebuffer: Framebuffer, terminal: VirtualTerminal?, font: BitmapFont = .builtin,
+    rotation: ScreenRotation = .none
+  ) throws {
     let info = framebuffer.info
     let format = PixelFormat(
       bitsPerPixel: info.bitsPerPixel, red: .init(offset: info.red.offset, length: info.red.length),
@@ -58,7 +62,8 @@ public final class FramebufferDisplay: Display {
     self.framebuffer = framebuffer
     self.format = format
     self.terminal = terminal
-    renderer = ScreenRenderer(font: font)
+    self.rotation = rotation
+    renderer = ScreenRenderer(font: font, rotation: rotation)
     canvas = Canvas(width: info.width, height: info.height)
     framebuffer.clear()
   }
