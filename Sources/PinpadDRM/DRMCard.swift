@@ -101,13 +101,35 @@ public final class DRMCard {
           .init(
             width: Int($0.hdisplay), height: Int($0.vdisplay), refresh: Int($0.vrefresh),
             preferred: $0.type & PINPAD_DRM_MODE_TYPE_PREFERRED != 0)
-        })
+        }, panelRotation: panelRotation(of: c.pointee.connector_id))
       found.append(
         DRMConnector(
           id: c.pointee.connector_id, summary: summary, modes: modes, encoder: c.pointee.encoder_id,
           encoders: (0..<Int(c.pointee.count_encoders)).map { c.pointee.encoders[$0] }))
     }
     return found
+  }
+
+  /// The turn the connector's `panel orientation` property asks for, nil without one.
+  private func panelRotation(of connector: UInt32) -> ScreenRotation? {
+    guard
+      let properties = drmModeObjectGetProperties(raw, connector, PINPAD_DRM_MODE_OBJECT_CONNECTOR)
+    else { return nil }
+    defer { drmModeFreeObjectProperties(properties) }
+    func text<T>(_ value: T) -> String {
+      withUnsafeBytes(of: value) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+    for i in 0..<Int(properties.pointee.count_props) {
+      guard let property = drmModeGetProperty(raw, properties.pointee.props[i]) else { continue }
+      defer { drmModeFreeProperty(property) }
+      guard text(property.pointee.name) == "panel orientation" else { continue }
+      let value = properties.pointee.prop_values[i]
+      for j in 0..<Int(property.pointee.count_enums) where property.pointee.enums[j].value == value
+      {
+        return ScreenRotation(panelOrientation: text(property.pointee.enums[j].name))
+      }
+    }
+    return nil
   }
 
   /// A CRTC for `connector`: the one its encoder drives now, else the first free one an

@@ -17,7 +17,7 @@ import Testing
 
   @Test func theFirstConnectedConnectorInItsPreferredModeNotTheLargest() throws {
     let choice = try DRMConnectorChoice.choose([hdmi, virtual, dsi]).get()
-    #expect(choice == .init(connector: 1, mode: 1))
+    #expect((choice.connector, choice.mode) == (1, 1))
   }
 
   @Test func aConnectorNamedIsTaken() throws {
@@ -27,7 +27,7 @@ import Testing
 
   @Test func aModeGivenIsTakenAtItsFirstListing() throws {
     let choice = try DRMConnectorChoice.choose([virtual], size: (800, 600)).get()
-    #expect(choice == .init(connector: 0, mode: 2))
+    #expect((choice.connector, choice.mode) == (0, 2))
   }
 
   @Test func withoutAPreferredModeTheFirstIsTaken() throws {
@@ -59,6 +59,15 @@ import Testing
     #expect(
       mode.description
         == "connector Virtual-1 has no mode 640x480 (it has 1920x1080, 1280x800, 800x600)")
+  }
+
+  @Test func aPanelMountedSidewaysIsTurnedBackAsTheKernelsConsoleDoes() {
+    #expect(ScreenRotation(panelOrientation: "Normal") == ScreenRotation.none)
+    #expect(ScreenRotation(panelOrientation: "Upside Down") == .upsideDown)
+    // Left side up: the panel was turned clockwise; fbcon turns its text counter-clockwise.
+    #expect(ScreenRotation(panelOrientation: "Left Side Up") == .clockwise270)
+    #expect(ScreenRotation(panelOrientation: "Right Side Up") == .clockwise90)
+    #expect(ScreenRotation(panelOrientation: "Sideways") == nil)
   }
 
   @Test func theListingLineGivesCardNameStatusAndPreferredMode() {

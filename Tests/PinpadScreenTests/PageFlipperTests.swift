@@ -9,6 +9,16 @@ import Testing
   let digit = Rect(x: 100, y: 100, width: 40, height: 60)
   let other = Rect(x: 300, y: 100, width: 40, height: 60)
 
+  /// A flipper whose two buffers both hold the whole picture.
+  func upToDate() -> PageFlipper {
+    var flipper = PageFlipper(width: 800, height: 480)
+    for _ in 0..<2 {
+      _ = flipper.next()
+      flipper.flipped()
+    }
+    return flipper
+  }
+
   @Test func theFirstFrameGoesWholeIntoTheBufferNotOnScreen() {
     var flipper = PageFlipper(width: 800, height: 480)
     #expect(flipper.front == 0)
@@ -32,11 +42,7 @@ import Testing
   }
 
   @Test func eachBufferGetsOnlyWhatChangedSinceItWasWritten() {
-    var flipper = PageFlipper(width: 800, height: 480)
-    _ = flipper.next()
-    flipper.flipped()
-    _ = flipper.next()
-    flipper.flipped()
+    var flipper = upToDate()
     #expect(flipper.next() == nil)  // both up to date
     flipper.changed([digit])
     #expect(flipper.next()?.rects == [digit])  // buffer 1
@@ -58,11 +64,7 @@ import Testing
   }
 
   @Test func aRefusedFlipLeavesItsBufferLackingWhatItWasGiven() {
-    var flipper = PageFlipper(width: 800, height: 480)
-    _ = flipper.next()
-    flipper.flipped()
-    _ = flipper.next()
-    flipper.flipped()
+    var flipper = upToDate()
     flipper.changed([digit])
     let next = flipper.next()!
     flipper.flipFailed(next.rects)
@@ -71,11 +73,7 @@ import Testing
   }
 
   @Test func manySmallChangesMergeIntoOneRectangle() {
-    var flipper = PageFlipper(width: 800, height: 480)
-    _ = flipper.next()
-    flipper.flipped()
-    _ = flipper.next()
-    flipper.flipped()
+    var flipper = upToDate()
     flipper.changed(
       (0..<(PageFlipper.maximumRects + 1)).map { Rect(x: $0 * 20, y: 10, width: 10, height: 10) })
     let rects = flipper.next()!.rects
@@ -83,11 +81,7 @@ import Testing
   }
 
   @Test func afterAnotherProgramHadTheScreenBothBuffersAreRedrawnWhole() {
-    var flipper = PageFlipper(width: 800, height: 480)
-    _ = flipper.next()
-    flipper.flipped()
-    _ = flipper.next()
-    flipper.flipped()
+    var flipper = upToDate()
     flipper.invalidate()
     #expect(flipper.next()?.rects == [whole])
   }

@@ -24,11 +24,15 @@ public struct DRMConnectorSummary: Equatable, Sendable {
   public var status: Status
   /// In the kernel's order (the preferred one usually first).
   public var modes: [Mode]
+  /// The turn its `panel orientation` property asks for (a panel mounted sideways, set
+  /// by the kernel from firmware or `video=...,panel_orientation=`); nil without one.
+  public var panelRotation: ScreenRotation?
 
-  public init(name: String, status: Status, modes: [Mode]) {
+  public init(name: String, status: Status, modes: [Mode], panelRotation: ScreenRotation? = nil) {
     self.name = name
     self.status = status
     self.modes = modes
+    self.panelRotation = panelRotation
   }
 
   /// The mode pinpadd takes when `Mode=` is unset: the one marked preferred, else the
@@ -42,6 +46,22 @@ public struct DRMConnectorSummary: Equatable, Sendable {
   }
 }
 
+extension ScreenRotation {
+  /// The clockwise turn that shows a picture upright on a panel whose DRM `panel
+  /// orientation` property has the value `name`: a panel mounted with its left side up
+  /// was turned clockwise, so the picture is turned back by 270 (as the kernel's own
+  /// console does); nil for a value not known.
+  public init?(panelOrientation name: String) {
+    switch name {
+    case "Normal": self = .none
+    case "Upside Down": self = .upsideDown
+    case "Left Side Up": self = .clockwise270
+    case "Right Side Up": self = .clockwise90
+    default: return nil
+    }
+  }
+}
+
 /// Which connector and mode to drive, from a card's connectors and `[Display]`'s
 /// `Connector=` and `Mode=`. Pure, so it is tested as values.
 public enum DRMConnectorChoice {
@@ -50,10 +70,6 @@ public enum DRMConnectorChoice {
     public var connector: Int
     /// Index into that connector's modes.
     public var mode: Int
-    public init(connector: Int, mode: Int) {
-      self.connector = connector
-      self.mode = mode
-    }
   }
 
   /// Why nothing can be chosen, as the log line says it.

@@ -29,11 +29,7 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
   private var buffers: [DRMBuffer]
   private var flipper: PageFlipper
   private let terminal: VirtualTerminal?
-  private var renderer: ScreenRenderer
-  private var canvas: Canvas
-  private var lastModel: ScreenModel?
-  private var released = false
-  private var closed = false
+  private var screen: HeldScreen
   private let loop: EventLoop?
   private let log: Logger?
   private var flipFailureLogged = false
@@ -85,12 +81,12 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
     self.terminal = terminal
     self.loop = loop
     self.log = log
-    rotation = config.rotate ?? .none
+    rotation = config.rotate ?? connector.summary.panelRotation ?? .none
     flipper = PageFlipper(width: width, height: height)
-    canvas = Canvas(width: width, height: height)
     let pictureHeight = rotation.pictureSize(screenWidth: width, screenHeight: height).height
-    renderer = ScreenRenderer(
-      font: font ?? DisplayFont.standard(forHeight: pictureHeight), rotation: rotation)
+    screen = HeldScreen(
+      width: width, height: height, font: font ?? DisplayFont.standard(forHeight: pictureHeight),
+      rotation: rotation)
     if let loop {
       do {
         try loop.watch(card.fd, .readable) { [unowned self] _ in self.flipCompleted() }
@@ -119,21 +115,18 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
       problems.isEmpty ? "no DRM card in \(directory)" : problems.joined(separator: "; "))
   }
 
-  public var pixelSize: (width: Int, height: Int)? { (canvas.width, canvas.height) }
-  public var layout: ScreenLayout? { renderer.layout }
+  public var pixelSize: (width: Int, height: Int)? { (screen.canvas.width, screen.canvas.height) }
+  public var layout: ScreenLayout? { screen.renderer.layout }
 
   public func show(_ model: ScreenModel) {
-    guard !closed else { return }
-    lastModel = model
-    guard !released else { return }
-    renderer.draw(model, on: &canvas)
-    flipper.changed(canvas.takeDirty())
+    guard screen.draw(model) else { return }
+    flipper.changed(screen.canvas.takeDirty())
     pump()
   }
 
   /// Brings the back buffer up to date and flips to it, unless a flip is on its way.
   private func pump() {
-    guard !released, !closed, let (buffer, rects) = flipper.next() else { return }
+    guard !screen.released, !screen.closed, let (buffer, rects) = flipper.next() else { return }
     write(rects, into: buffer)
     do {
       try card.flip(crtc: crtc, to: buffers[buffer].framebuffer)
@@ -157,12 +150,13 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
   private func write(_ rects: [Rect], into index: Int) {
     let buffer = buffers[index]
     PixelFormat.xrgb8888.write(
-      canvas, rects: rects, to: buffer.memory, lineLength: buffer.pitch, capacity: buffer.size)
+      screen.canvas, rects: rects, to: buffer.memory, lineLength: buffer.pitch,
+      capacity: buffer.size)
   }
 
   /// The card's descriptor is readable: flips completed.
   private func flipCompleted() {
-    guard !closed, card.readEvents() > 0 else { return }
+    guard !screen.closed, card.readEvents() > 0 else { return }
     flipper.flipped()
     pump()
   }
@@ -178,18 +172,14 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
   /// acknowledge, take master back, and put the whole picture on screen by a modeset
   /// (another program set its own mode meanwhile).
   public func handleSignal(_ signo: Int32) {
-    guard let terminal, !closed else { return }
-    if signo == terminal.releaseSignal {
-      released = true
+    guard let terminal else { return }
+    switch screen.switched(by: signo, terminal: terminal) {
+    case .away?:
       try? card.dropMaster()
       try? terminal.allowRelease()
-    } else if signo == terminal.acquireSignal {
-      try? terminal.acknowledgeAcquire()
+    case .back?:
       do { try card.setMaster() } catch { log?.warning("display: \(error)") }
-      released = false
-      renderer.invalidate()
-      if let lastModel { renderer.draw(lastModel, on: &canvas) }
-      _ = canvas.takeDirty()
+      _ = screen.canvas.takeDirty()
       flipper.invalidate()
       guard !flipper.flipPending, let (buffer, rects) = flipper.next() else { return }
       write(rects, into: buffer)
@@ -200,6 +190,8 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
         flipper.flipFailed(rects)
         log?.warning("display: \(error)")
       }
+    case nil:
+      break
     }
   }
 
@@ -207,10 +199,10 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
   /// gives back the VT modes and closes the card (the kernel's console takes the screen
   /// back when it has one).
   public func close() {
-    guard !closed else { return }
-    closed = true
+    guard !screen.closed else { return }
+    screen.closed = true
     loop?.unwatch(card.fd)
-    if !released, let saved { card.restore(saved, connector: connectorID) }
+    if !screen.released, let saved { card.restore(saved, connector: connectorID) }
     for buffer in buffers { card.free(buffer) }
     buffers = []
     terminal?.close()

@@ -1,4 +1,5 @@
 import PinpadCore
+import PinpadDRM
 import PinpadProgram
 import PinpadScreen
 import PinpadSystem
@@ -60,8 +61,10 @@ enum DisplaySetup {
         throw .unavailable("display: \(error)")
       }
     case .auto:
-      // DRM/KMS first, then fbdev, then the console (pinpadd.conf(5), [Display]).
-      if config.device.isEmpty || config.device.hasPrefix("/dev/dri/") {
+      // DRM/KMS first, then fbdev, then the console (pinpadd.conf(5), [Display]). No
+      // card at all (no /dev/dri) is not worth a log line.
+      let drmDevice = config.device.hasPrefix("/dev/dri/")
+      if drmDevice || (config.device.isEmpty && !DRMCard.cardPaths().isEmpty) {
         do {
           let drm =
             try config.device.isEmpty
@@ -74,8 +77,7 @@ enum DisplaySetup {
           log.info("display: DRM/KMS not usable (\(error)), trying the framebuffer")
         }
       }
-      let device =
-        config.device.isEmpty || config.device.hasPrefix("/dev/dri/") ? "/dev/fb0" : config.device
+      let device = config.device.isEmpty || drmDevice ? "/dev/fb0" : config.device
       if FileSystem.exists(device) {
         do {
           let framebuffer = try FramebufferDisplay(

@@ -26,16 +26,7 @@ echo "$listing"
 grep -qP '^/dev/dri/card0\tVirtual-1\tconnected\t800x480@' <<<"$listing" ||
   rig_fail "--list-devices does not list Virtual-1 connected at 800x480"
 
-vt_modes() {
-  python3 -c '
-import array, fcntl, os
-fd = os.open("/dev/tty0", os.O_RDWR | os.O_NOCTTY)
-mode, kb = array.array("i", [0]), array.array("i", [0])
-fcntl.ioctl(fd, 0x4B3B, mode)
-fcntl.ioctl(fd, 0x4B44, kb)
-print(mode[0], kb[0])'
-}
-before=$(vt_modes) || rig_fail "cannot read the VT modes"
+before=$(rig_vt_modes) || rig_fail "cannot read the VT modes"
 rig_log "VT modes before (display keyboard): $before"
 
 font=/usr/share/consolefonts/Lat15-TerminusBold16.psf.gz
@@ -80,7 +71,7 @@ CONF
   grep -q "display: DRM /dev/dri/card0 Virtual-1 800x480" "$log" ||
     rig_fail "Output=auto did not choose DRM"
   local during
-  during=$(vt_modes)
+  during=$(rig_vt_modes)
   rig_log "VT modes while running: $during"
   [ "${during%% *}" = 1 ] || rig_fail "the VT is not in graphics mode while pinpadd runs"
   echo "$snaps" >"$RIG_SCRATCH/snapshots"
@@ -102,7 +93,7 @@ CONF
   [ $rc = 0 ] || { cat "$log"; rig_fail "pinpadd ($name) exit $rc after SIGTERM"; }
   wait $snap || rig_fail "snapshot pinpadd ($name) exit $? after SIGTERM"
   local after
-  after=$(vt_modes)
+  after=$(rig_vt_modes)
   rig_log "VT modes after: $after"
   [ "$after" = "$before" ] || rig_fail "VT modes not restored: $after, was $before"
   if rig_scrubbed "$log" | grep -E "2580|KEY_[0-9]\b|KEY_KP[0-9]\b"; then rig_fail "a digit reached the log"; fi
