@@ -36,7 +36,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # What `make install` and `make deb` ship: a release build with the Swift runtime linked
 # in statically (and libstdc++) and no RUNPATH, so a device needs no toolchain, only
-# libudev, libevdev, libcrypt, zlib and libc; linked with -z now (full RELRO). Binaries are
+# libudev, libevdev, libdrm, libcrypt, zlib and libc; linked with -z now (full RELRO). Binaries are
 # stripped on install (debian/rules installs them unstripped so that dh_strip keeps the
 # symbols in pinpadd-dbgsym).
 # `make install INSTALL_CONFIGURATION=debug` installs the debug build instead: it only
@@ -136,7 +136,8 @@ UNITS := $(notdir $(wildcard systemd/*.service systemd/*.socket))
 # Build dependencies, then what the tests use: real Debian console fonts, QEMU with a
 # kernel and busybox for the system tests, evemu and socat as real tools in the guest,
 # Mosquitto (broker, clients) and openssl for the MQTT bridge tests.
-BUILD_DEPS := pkg-config libevdev-dev libudev-dev libcrypt-dev zlib1g-dev libmosquitto-dev libsqlite3-dev
+BUILD_DEPS := pkg-config libevdev-dev libudev-dev libcrypt-dev zlib1g-dev libmosquitto-dev libsqlite3-dev \
+              libdrm-dev
 # Packaging: debhelper builds the .deb, lintian checks it, mmdebstrap makes the clean
 # Debian 12 and 13 roots the package is installed into under QEMU (and the Debian 13
 # build root). arm64: qemu-system-arm boots the arm64 root, qemu-user-static runs its

@@ -4,13 +4,14 @@
 //
 // Layers, bottom up:
 //   C*            system libraries (pkg-config: libevdev, libudev, libcrypt, zlib, libmosquitto,
-//                 sqlite3) and one C shim for what Swift cannot import
+//                 sqlite3, libdrm) and one C shim for what Swift cannot import
 //   PinpadCore    the entry rules, configuration, protocol: pure Swift, no Glibc, no Foundation
 //   PinpadControlCore  pinpadctl's pure parts: the decision core, codes files, lockouts,
 //                 the MQTT bridge's rules; pure like PinpadCore (and fuzzed with it)
 //   PinpadScreen  the renderers: layout and raster for the framebuffer and snapshots, and
 //                 the console's text frames; pure Swift + zlib
 //   PinpadSystem  thin typed wrappers over Linux syscalls, the event loop, framebuffer, GPIO
+//   PinpadDRM     DRM/KMS cards through libdrm: connectors, dumb buffers, page flips
 //   PinpadInput   the keypad stack: evdev devices (libevdev) and udev (libudev)
 //   PinpadProgram what both programs share: arguments, exit codes, logger, config loading
 //   PinpadDaemon  the daemon: inputs, socket server, displays
@@ -35,6 +36,7 @@ let package = Package(
     .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
     .systemLibrary(
       name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+    .systemLibrary(name: "CLibdrm", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
     .systemLibrary(
       name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     .target(name: "CPinpadShim"),
@@ -47,9 +49,14 @@ let package = Package(
       name: "PinpadInput",
       dependencies: ["PinpadCore", "PinpadSystem", "CPinpadShim", "CLibevdev", "CLibudev"]),
     .target(name: "PinpadProgram", dependencies: ["PinpadCore", "PinpadSystem"]),
+    // DRM/KMS through libdrm: its own module, so that only pinpadd links libdrm.
+    .target(name: "PinpadDRM", dependencies: ["PinpadCore", "PinpadSystem", "CLibdrm"]),
     .target(
       name: "PinpadDaemon",
-      dependencies: ["PinpadCore", "PinpadScreen", "PinpadSystem", "PinpadInput", "PinpadProgram"]),
+      dependencies: [
+        "PinpadCore", "PinpadScreen", "PinpadSystem", "PinpadInput", "PinpadProgram", "PinpadDRM",
+        "CLibdrm",
+      ]),
     // pinpadctl's commands: the controller, codes files, hashing and the MQTT bridge.
     // Its own module, so that pinpadd links neither libmosquitto, libcrypt nor SQLite, and
     // pinpadctl neither libevdev nor libudev (nor rebuilds when the daemon changes).

@@ -109,7 +109,7 @@ for package in "${packages[@]}"; do
 done
 
 # --- binaries ------------------------------------------------------------------------
-allowed='^(libmosquitto\.so\.1|libsqlite3\.so\.0|libudev\.so\.1|libevdev\.so\.2|libcrypt\.so\.1|libm\.so\.6|libz\.so\.1|libgcc_s\.so\.1|libc\.so\.6|ld-linux-.*\.so\.[0-9]+)$'
+allowed='^(libmosquitto\.so\.1|libsqlite3\.so\.0|libudev\.so\.1|libevdev\.so\.2|libdrm\.so\.2|libcrypt\.so\.1|libm\.so\.6|libz\.so\.1|libgcc_s\.so\.1|libc\.so\.6|ld-linux-.*\.so\.[0-9]+)$'
 for bin in usr/sbin/pinpadd usr/bin/pinpadctl; do
   elf=$work/root/$bin
   dynamic=$(readelf -d "$elf")
@@ -137,7 +137,7 @@ for bin in usr/sbin/pinpadd usr/bin/pinpadctl; do
   if [[ $bin == usr/bin/pinpadctl ]] && ! grep -q '^libsqlite3\.so\.0$' <<<"$needed"; then
     fail "pinpadctl does not link libsqlite3 (the access log): $needed"
   fi
-  if [[ $bin == usr/bin/pinpadctl ]] && grep -qE 'libevdev|libudev' <<<"$needed"; then
+  if [[ $bin == usr/bin/pinpadctl ]] && grep -qE 'libevdev|libudev|libdrm' <<<"$needed"; then
     fail "pinpadctl links the keypad stack: $needed"
   fi
   echo "package: $bin needs $(echo $needed | tr ' ' ',')"
@@ -198,10 +198,10 @@ changelog_version=$(dpkg-parsechangelog -l "$src/debian/changelog" -S Version)
 arch=${DEB_HOST_ARCH:-$(dpkg --print-architecture)}
 # What dpkg-shlibdeps must find (and must not) in each package's Depends.
 # libstdc++ is linked in (the Makefile's STATIC_CXX): neither package needs libstdc++6.
-declare -A needs=([pinpadd]="libc6 libudev1 libevdev2 zlib1g libgcc-s1"
+declare -A needs=([pinpadd]="libc6 libudev1 libevdev2 libdrm2 zlib1g libgcc-s1"
   [pinpadctl]="libc6 libcrypt1 libmosquitto1 libsqlite3-0 libgcc-s1")
 declare -A lacks=([pinpadd]="libmosquitto1 libcrypt1 libsqlite3-0 libstdc++6"
-  [pinpadctl]="libudev1 libevdev2 libstdc++6")
+  [pinpadctl]="libudev1 libevdev2 libdrm2 libstdc++6")
 for package in "${packages[@]}"; do
   deb=${debs[$package]}
   version=$(field "$package" Version)

@@ -19,7 +19,7 @@ extension Daemon {
       throw .unavailable("cannot watch signals: \(error)")
     }
     try openSocket()
-    display = try DisplaySetup.open(options.display, config.display, log: log)
+    display = try DisplaySetup.open(options.display, config.display, loop: loop, log: log)
     // No display, no screen model: nothing would look at it.
     session.drawsScreen = !(display is NoDisplay)
     // No service manager, no STATUS= text built per code.

@@ -285,7 +285,7 @@ public final class Daemon {
       case SignalNumbers.terminate, SignalNumbers.interrupt:
         send(.quit(reason: "stopping on signal \(signo)"))
       default:
-        (display as? FramebufferDisplay)?.handleSignal(signo)
+        (display as? VirtualTerminalHolder)?.handleSignal(signo)
         send(.screenLost)  // an acquired VT is redrawn whole
       }
     }

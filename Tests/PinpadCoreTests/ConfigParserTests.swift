@@ -72,6 +72,9 @@ private let everyKey = """
   OnScreenKeypad=yes
   KeypadLayout=scrambled
   SnapshotSize=1024x600
+  Connector=HDMI-A-1
+  Mode=1920x1080
+  Rotate=270
 
   [Socket]
   Path=/run/door/door.sock
@@ -118,6 +121,9 @@ private func everyKeyConfiguration() -> Configuration {
   config.display.keypadLayout = .scrambled
   config.display.snapshotWidth = 1024
   config.display.snapshotHeight = 600
+  config.display.connector = "HDMI-A-1"
+  config.display.mode = (1920, 1080)
+  config.display.rotate = .clockwise270
   config.socket.path = "/run/door/door.sock"
   config.socket.group = "door"
   config.socket.allowUsers = ["door-controller", "root"]
@@ -157,13 +163,16 @@ private let specListing = """
   Grab=yes                 # exclusive EVIOCGRAB so digits reach no console or other reader
 
   [Display]
-  Output=auto              # auto | fb | console | none
+  Output=auto              # auto | drm | fb | console | none
   Device=                  # /dev/fb0, /dev/tty1 ...
   Font=                    # a PSF1/PSF2 font, .psf or .psf.gz; empty: a console font if present, else built-in
   Prompt=Enter PIN
   OnScreenKeypad=no        # yes: draw a touch keypad (1-9, Backspace, 0, OK)
   KeypadLayout=phone       # phone | scrambled (digit positions reshuffled for every entry)
   SnapshotSize=800x480
+  Connector=               # DRM connector name; empty: the first connected one
+  Mode=                    # WxH; empty: the connector's preferred mode
+  Rotate=                  # 0 | 90 | 180 | 270, clockwise; empty: the panel's orientation
 
   [Socket]
   Path=/run/pinpadd/pinpadd.sock
@@ -276,6 +285,9 @@ private let specListing = """
       OnScreenKeypad=
       KeypadLayout=
       SnapshotSize=
+      Connector=
+      Mode=
+      Rotate=
       [Socket]
       Path=
       Group=
@@ -510,7 +522,14 @@ struct BadConfig: Sendable, CustomStringConvertible {
   BadConfig("[Entry]\nAllowedDigits=1231", 2, "AllowedDigits=1231 lists 1 twice"),
   BadConfig("[Entry]\nMask=stars", 2, "Mask=stars is not one of dots, digits or fixed"),
   BadConfig("[Entry]\nBursts=Accept", 2, "Bursts=Accept is not one of accept or reject"),
-  BadConfig("[Display]\nOutput=drm", 2, "Output=drm is not one of auto, fb, console or none"),
+  BadConfig(
+    "[Display]\nOutput=kms", 2, "Output=kms is not one of auto, drm, fb, console or none"),
+  BadConfig("[Display]\nRotate=45", 2, "Rotate=45 is not one of 0, 90, 180 or 270"),
+  BadConfig("[Display]\nRotate=+90", 2, "Rotate=+90 is not one of 0, 90, 180 or 270"),
+  BadConfig("[Display]\nRotate=right", 2, "Rotate=right is not one of 0, 90, 180 or 270"),
+  BadConfig("[Display]\nMode=1920", 2, "Mode=1920 is not a size like 800x480"),
+  BadConfig(
+    "[Display]\nConnector=HDMI A", 2, "Connector=HDMI A is not a connector name such as HDMI-A-1"),
   BadConfig(
     "[Display]\nKeypadLayout=qwerty", 2, "KeypadLayout=qwerty is not one of phone or scrambled"),
   BadConfig(

@@ -104,6 +104,7 @@ struct OptionsTests {
     arguments: [
       ("auto", DisplaySpec.auto), ("none", .none), ("fb", .framebuffer(device: nil)),
       ("fb:/dev/fb1", .framebuffer(device: "/dev/fb1")), ("fb:", .framebuffer(device: nil)),
+      ("drm", .drm(card: nil)), ("drm:/dev/dri/card1", .drm(card: "/dev/dri/card1")),
       ("console", .console(tty: nil)), ("console:/dev/tty2", .console(tty: "/dev/tty2")),
       ("console:", .console(tty: nil)),
       ("snapshot:/tmp/frames", .snapshot(directory: "/tmp/frames")),
@@ -246,15 +247,19 @@ struct OptionsTests {
         message: "--input replay-fast:: the recording's path is missing"),
       UsageErrorCase(
         name: "bad --display", arguments: ["--display", "vga"],
-        message: "--display vga: expected auto, fb[:DEVICE], console[:TTY], none or snapshot:DIR"),
+        message:
+          "--display vga: expected auto, drm[:CARD], fb[:DEVICE], console[:TTY], none or snapshot:DIR"
+      ),
       UsageErrorCase(
         name: "--display snapshot without a directory", arguments: ["--display", "snapshot:"],
         message:
-          "--display snapshot:: expected auto, fb[:DEVICE], console[:TTY], none or snapshot:DIR"),
+          "--display snapshot:: expected auto, drm[:CARD], fb[:DEVICE], console[:TTY], none or snapshot:DIR"
+      ),
       UsageErrorCase(
         name: "--display snapshot without a colon", arguments: ["--display", "snapshot"],
         message:
-          "--display snapshot: expected auto, fb[:DEVICE], console[:TTY], none or snapshot:DIR"),
+          "--display snapshot: expected auto, drm[:CARD], fb[:DEVICE], console[:TTY], none or snapshot:DIR"
+      ),
       UsageErrorCase(
         name: "two modes", arguments: ["--version", "--help"],
         message: "choose one of --check-config, --list-devices, --version, --help"),

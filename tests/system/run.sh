@@ -26,7 +26,8 @@
 # arm64, booted with trixie's arm64 kernel under qemu-system-aarch64 -M virt (the kernel
 # and busybox come from the Debian 13 build root, tools/debian13-root.sh).
 # `# rig-same-as: NAME` runs case NAME's scripts (its .sh and .host.py) with this
-# file's rig lines, which come first; `# rig-timeout: SECONDS` overrides RIG_TIMEOUT.
+# file's rig lines, which come first; `# rig-timeout: SECONDS` overrides RIG_TIMEOUT;
+# `# rig-kernel: ARG...` adds kernel command-line arguments.
 # `# rig-keyboards: N` (2..4) gives N USB keyboards kbdI on xHCI port I instead of one,
 # each bound to a display head of its own (bochs-display headI), so QMP
 # `input-send-event` with device=headI reaches keyboard I only (lib/qmp.py keyboard()).
@@ -181,6 +182,9 @@ run_case() {
   arch=$(sed -n 's/^# rig-arch: *\([a-z0-9]*\).*/\1/p' <<<"$lines" | head -1)
   case_timeout=$(sed -n 's/^# rig-timeout: *\([0-9]*\).*/\1/p' <<<"$lines" | head -1)
   case_timeout=${case_timeout:-$timeout}
+  # `# rig-kernel: ARG...`: more kernel command-line arguments (drm: no fbdev emulation).
+  local kernel_args
+  kernel_args=$(sed -n 's/^# rig-kernel: *//p' <<<"$lines" | awk '!seen[$0]++' | tr '\n' ' ' | sed 's/ *$//')
   if [[ -z $keyboards ]]; then
     kbd=(-device usb-kbd,id=kbd1,bus=xhci.0)
   elif [[ $keyboards -ge 2 && $keyboards -le 4 ]]; then
@@ -235,7 +239,7 @@ run_case() {
   stamp "case $name: booting (run folder $run)"
   "${prio[@]}" "${qemu[@]}" -nographic -no-reboot \
     -kernel "$vmlinuz" -initrd "$rd" \
-    -append "console=$console loglevel=${RIG_LOGLEVEL:-3} print_fatal_signals=1 watchdog_thresh=60 panic=-1 no_timer_check rig.scratch=$scratch rig.source=$root${boot:+ rig.boot=$boot}" \
+    -append "console=$console loglevel=${RIG_LOGLEVEL:-3} print_fatal_signals=1 watchdog_thresh=60 panic=-1 no_timer_check rig.scratch=$scratch rig.source=$root${boot:+ rig.boot=$boot}${kernel_args:+ $kernel_args}" \
     -virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap \
     -virtfs "local,path=$scratch,mount_tag=scratch,security_model=none,multidevs=remap" \
     -device qemu-xhci,id=xhci "${kbd[@]}" \

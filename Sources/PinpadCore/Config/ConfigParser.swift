@@ -51,6 +51,7 @@ public enum ConfigParser {
   static let keypadKeys = ["Match", "Grab", "CardReader", "CardMode", "PinAfterCardSec"]
   static let displayKeys = [
     "Output", "Device", "Font", "Prompt", "OnScreenKeypad", "KeypadLayout", "SnapshotSize",
+    "Connector", "Mode", "Rotate",
   ]
   static let socketKeys = [
     "Path", "Group", "AllowUsers", "AllowGroups", "DeliveryTimeoutSec", "VerdictTimeoutSec",
@@ -349,6 +350,24 @@ private struct ConfigReader {
         : try ConfigValue.size(key, value)
       config.display.snapshotWidth = width
       config.display.snapshotHeight = height
+    case (.display, "Connector"):
+      guard value.utf8.count <= 32, value.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
+        throw ConfigProblem("Connector=\(value) is not a connector name such as HDMI-A-1")
+      }
+      config.display.connector = value
+    case (.display, "Mode"):
+      config.display.mode = empty ? nil : try ConfigValue.size(key, value)
+    case (.display, "Rotate"):
+      guard !empty else {
+        config.display.rotate = nil
+        break
+      }
+      guard let degrees = Int(value), let rotation = ScreenRotation(rawValue: degrees),
+        value.allSatisfy({ $0.isASCII && $0.isNumber })
+      else {
+        throw ConfigProblem("Rotate=\(value) is not one of 0, 90, 180 or 270")
+      }
+      config.display.rotate = rotation
 
     case (.socket, "Path"):
       guard empty || value.hasPrefix("/") else {

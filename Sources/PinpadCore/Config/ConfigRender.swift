@@ -70,6 +70,9 @@ extension Configuration {
         ("OnScreenKeypad", boolean(display.onScreenKeypad)),
         ("KeypadLayout", display.keypadLayout.rawValue),
         ("SnapshotSize", "\(display.snapshotWidth)x\(display.snapshotHeight)"),
+        ("Connector", display.connector),
+        ("Mode", display.mode.map { "\($0.width)x\($0.height)" } ?? ""),
+        ("Rotate", display.rotate.map { String($0.rawValue) } ?? ""),
       ])
     section(
       "[Socket]",

@@ -87,7 +87,19 @@ public enum CardMode: String, Equatable, Sendable, CaseIterable {
 }
 
 public enum DisplayOutput: String, Equatable, Sendable, CaseIterable {
-  case auto, fb, console, none
+  case auto, drm, fb, console, none
+}
+
+/// `[Display] Rotate=`: how far the picture is turned, clockwise (as `fbcon=rotate:1` is
+/// 90), on every display with pixels (pinpadd.conf(5), [Display]).
+public enum ScreenRotation: Int, Equatable, Hashable, Sendable, CaseIterable {
+  case none = 0
+  case clockwise90 = 90
+  case upsideDown = 180
+  case clockwise270 = 270
+
+  /// Whether the picture's width and height are the screen's height and width.
+  public var swapsSides: Bool { self == .clockwise90 || self == .clockwise270 }
 }
 
 public enum KeypadLayout: String, Equatable, Sendable, CaseIterable {
@@ -103,7 +115,21 @@ public struct DisplayConfig: Equatable, Sendable {
   public var keypadLayout: KeypadLayout = .phone
   public var snapshotWidth = 800
   public var snapshotHeight = 480
+  /// `Connector=`: a DRM connector's name (`HDMI-A-1`); empty: the first connected one.
+  public var connector = ""
+  /// `Mode=WxH`: the DRM mode; nil: the connector's preferred mode.
+  public var mode: (width: Int, height: Int)? = nil
+  /// `Rotate=`; nil when unset (a panel's own orientation then applies, else none).
+  public var rotate: ScreenRotation? = nil
   public init() {}
+
+  public static func == (a: DisplayConfig, b: DisplayConfig) -> Bool {
+    a.output == b.output && a.device == b.device && a.font == b.font && a.prompt == b.prompt
+      && a.onScreenKeypad == b.onScreenKeypad && a.keypadLayout == b.keypadLayout
+      && a.snapshotWidth == b.snapshotWidth && a.snapshotHeight == b.snapshotHeight
+      && a.connector == b.connector && a.mode?.width == b.mode?.width
+      && a.mode?.height == b.mode?.height && a.rotate == b.rotate
+  }
 }
 
 public struct SocketConfig: Equatable, Sendable {

@@ -16,14 +16,23 @@ public protocol Display: AnyObject {
   var pixelSize: (width: Int, height: Int)? { get }
   /// Where everything went in the last frame drawn; nil before one, or without pixels.
   var layout: ScreenLayout? { get }
+  /// How far the picture is turned on the screen (`[Display] Rotate=`).
+  var rotation: ScreenRotation { get }
 }
 
 extension Display {
   public var pixelSize: (width: Int, height: Int)? { nil }
   public var layout: ScreenLayout? { nil }
+  public var rotation: ScreenRotation { .none }
 
-  /// The on-screen keypad's key at a pixel of the last frame drawn, nil when none.
-  public func padKey(atX x: Int, y: Int) -> PadKey? { layout?.padKey(atX: x, y: y) }
+  /// The on-screen keypad's key at a screen pixel of the last frame drawn, nil when
+  /// none: the point is turned back into the picture first.
+  public func padKey(atX x: Int, y: Int) -> PadKey? {
+    guard let size = pixelSize else { return layout?.padKey(atX: x, y: y) }
+    let point = rotation.picturePoint(
+      screenX: x, screenY: y, screenWidth: size.width, screenHeight: size.height)
+    return layout?.padKey(atX: point.x, y: point.y)
+  }
 }
 
 /// `--display none`: draws nothing.

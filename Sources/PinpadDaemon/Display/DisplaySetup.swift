@@ -1,14 +1,16 @@
 import PinpadCore
+import PinpadDRM
 import PinpadProgram
 import PinpadScreen
 import PinpadSystem
 
 /// Choosing and opening the display, and sharing a terminal with the log and the keys.
 enum DisplaySetup {
-  /// The display `--display` or `[Display] Output=` asks for.
-  static func open(_ given: DisplaySpec?, _ config: DisplayConfig, log: Logger)
-    throws(StartError) -> Display
-  {
+  /// The display `--display` or `[Display] Output=` asks for. `loop` carries a DRM
+  /// display's flip events.
+  static func open(
+    _ given: DisplaySpec?, _ config: DisplayConfig, loop: EventLoop? = nil, log: Logger
+  ) throws(StartError) -> Display {
     let display: Display
     let spec: DisplaySpec
     if let given {
@@ -17,6 +19,7 @@ enum DisplaySetup {
       let device = config.device.isEmpty ? nil : config.device
       switch config.output {
       case .auto: spec = .auto
+      case .drm: spec = .drm(card: device)
       case .fb: spec = .framebuffer(device: device)
       case .console: spec = .console(tty: device)
       case .none: spec = .none
@@ -29,10 +32,22 @@ enum DisplaySetup {
       do { display = try ConsoleDisplay(tty: tty) } catch {
         throw .unavailable("display: \(error)")
       }
+    case .drm(let card):
+      do {
+        let drm =
+          try card.map {
+            try DRMDisplay(path: $0, config: config, loop: loop, font: try font(config), log: log)
+          }
+          ?? DRMDisplay.first(config: config, loop: loop, font: try font(config), log: log)
+        log.info("display: \(describe(drm))")
+        display = drm
+      } catch {
+        throw .unavailable("display: \(error)")
+      }
     case .framebuffer(let device):
       do {
         display = try FramebufferDisplay(
-          device: device ?? "/dev/fb0", font: try font(config))
+          device: device ?? "/dev/fb0", font: try font(config), rotation: config.rotate ?? .none)
       } catch {
         throw .unavailable("display: \(error)")
       }
@@ -40,15 +55,33 @@ enum DisplaySetup {
       do {
         display = try SnapshotDisplay(
           directory: directory, width: config.snapshotWidth,
-          height: config.snapshotHeight, font: try font(config))
+          height: config.snapshotHeight, font: try font(config),
+          rotation: config.rotate ?? .none)
       } catch {
         throw .unavailable("display: \(error)")
       }
     case .auto:
-      let device = config.device.isEmpty ? "/dev/fb0" : config.device
+      // DRM/KMS first, then fbdev, then the console (pinpadd.conf(5), [Display]). No
+      // card at all (no /dev/dri) is not worth a log line.
+      let drmDevice = config.device.hasPrefix("/dev/dri/")
+      if drmDevice || (config.device.isEmpty && !DRMCard.cardPaths().isEmpty) {
+        do {
+          let drm =
+            try config.device.isEmpty
+            ? DRMDisplay.first(config: config, loop: loop, font: try font(config), log: log)
+            : DRMDisplay(
+              path: config.device, config: config, loop: loop, font: try font(config), log: log)
+          log.info("display: \(describe(drm))")
+          return drm
+        } catch {
+          log.info("display: DRM/KMS not usable (\(error)), trying the framebuffer")
+        }
+      }
+      let device = config.device.isEmpty || drmDevice ? "/dev/fb0" : config.device
       if FileSystem.exists(device) {
         do {
-          let framebuffer = try FramebufferDisplay(device: device, font: try font(config))
+          let framebuffer = try FramebufferDisplay(
+            device: device, font: try font(config), rotation: config.rotate ?? .none)
           log.info("display: framebuffer \(device)")
           return framebuffer
         } catch {
@@ -90,6 +123,13 @@ enum DisplaySetup {
       console.drawsOn(sameTerminalAs: .standardInput)
     else { return nil }
     return TerminalHint.line(entry)
+  }
+
+  /// "DRM /dev/dri/card0 Virtual-1 1280x800, rotated 90", for the log.
+  static func describe(_ drm: DRMDisplay) -> String {
+    let size = drm.pixelSize.map { "\($0.width)x\($0.height)" } ?? "?"
+    let turned = drm.rotation == .none ? "" : ", rotated \(drm.rotation.rawValue)"
+    return "DRM \(drm.card.path) \(drm.connector.name) \(size)\(turned)"
   }
 
   /// `[Display] Font=`, nil when unset (each display then picks its default).

@@ -15,18 +15,15 @@ public final class FramebufferDisplay: Display {
 
   public let framebuffer: Framebuffer
   public let format: PixelFormat
+  public let rotation: ScreenRotation
   private let terminal: VirtualTerminal?
-  private var renderer: ScreenRenderer
-  private var canvas: Canvas
-  private var lastModel: ScreenModel?
-  private var released = false
-  private var closed = false
+  private var screen: HeldScreen
 
   /// Opens `device`, takes the active VT (or `tty`) unless `takeTerminal` is false, and
   /// clears the screen. Everything taken is given back if a later step fails.
   public convenience init(
     device: String = "/dev/fb0", tty: String? = nil, takeTerminal: Bool = true,
-    font: BitmapFont? = nil
+    font: BitmapFont? = nil, rotation: ScreenRotation = .none
   ) throws {
     let framebuffer = try Framebuffer(path: device)
     var terminal: VirtualTerminal? = nil
@@ -35,15 +32,18 @@ public final class FramebufferDisplay: Display {
       try vt.take()
       terminal = vt
     }
+    let picture = rotation.pictureSize(
+      screenWidth: framebuffer.info.width, screenHeight: framebuffer.info.height)
     try self.init(
       framebuffer: framebuffer, terminal: terminal,
-      font: font ?? DisplayFont.standard(forHeight: framebuffer.info.height))
+      font: font ?? DisplayFont.standard(forHeight: picture.height), rotation: rotation)
   }
 
   /// A display on an already open framebuffer and taken terminal (tests pass fakes).
-  public init(framebuffer: Framebuffer, terminal: VirtualTerminal?, font: BitmapFont = .builtin)
-    throws
-  {
+  public init(
+    framebuffer: Framebuffer, terminal: VirtualTerminal?, font: BitmapFont = .builtin,
+    rotation: ScreenRotation = .none
+  ) throws {
     let info = framebuffer.info
     let format = PixelFormat(
       bitsPerPixel: info.bitsPerPixel, red: .init(offset: info.red.offset, length: info.red.length),
@@ -58,60 +58,49 @@ public final class FramebufferDisplay: Display {
     self.framebuffer = framebuffer
     self.format = format
     self.terminal = terminal
-    renderer = ScreenRenderer(font: font)
-    canvas = Canvas(width: info.width, height: info.height)
+    self.rotation = rotation
+    screen = HeldScreen(width: info.width, height: info.height, font: font, rotation: rotation)
     framebuffer.clear()
   }
 
-  public var width: Int { canvas.width }
-  public var height: Int { canvas.height }
-  public var pixelSize: (width: Int, height: Int)? { (canvas.width, canvas.height) }
+  public var width: Int { screen.canvas.width }
+  public var height: Int { screen.canvas.height }
+  public var pixelSize: (width: Int, height: Int)? { (width, height) }
 
   /// The layout of the last frame (for mapping touches to on-screen keys).
-  public var layout: ScreenLayout? { renderer.layout }
+  public var layout: ScreenLayout? { screen.renderer.layout }
 
   /// Draws `model` and copies the changed rectangles to the framebuffer; while the VT
   /// is switched away only the model is kept, for the redraw on return.
   public func show(_ model: ScreenModel) {
-    guard !closed else { return }
-    lastModel = model
-    guard !released else { return }
-    renderer.draw(model, on: &canvas)
-    flush()
+    if screen.draw(model) { flush() }
   }
 
   private func flush() {
-    let rects = canvas.takeDirty()
+    let rects = screen.canvas.takeDirty()
     guard let memory = framebuffer.memory, !rects.isEmpty else { return }
     let info = framebuffer.info
     format.write(
-      canvas, rects: rects, to: memory, lineLength: info.lineLength, xOffset: info.xOffset,
+      screen.canvas, rects: rects, to: memory, lineLength: info.lineLength, xOffset: info.xOffset,
       yOffset: info.yOffset, capacity: info.memoryLength)
   }
 
   /// The VT signals: on release stop drawing and let the switch happen; on acquire
   /// acknowledge and redraw the whole screen (another program drew there meanwhile).
   public func handleSignal(_ signo: Int32) {
-    guard let terminal, !closed else { return }
-    if signo == terminal.releaseSignal {
-      released = true
-      try? terminal.allowRelease()
-    } else if signo == terminal.acquireSignal {
-      try? terminal.acknowledgeAcquire()
-      released = false
-      renderer.invalidate()
-      if let lastModel {
-        renderer.draw(lastModel, on: &canvas)
-        flush()
-      }
+    guard let terminal else { return }
+    switch screen.switched(by: signo, terminal: terminal) {
+    case .away?: try? terminal.allowRelease()
+    case .back?: flush()
+    case nil: break
     }
   }
 
   /// Clears the screen (unless switched away), gives back the VT modes and unmaps.
   public func close() {
-    guard !closed else { return }
-    closed = true
-    if !released { framebuffer.clear() }
+    guard !screen.closed else { return }
+    screen.closed = true
+    if !screen.released { framebuffer.clear() }
     terminal?.close()
     framebuffer.close()
   }

@@ -13,6 +13,7 @@ public final class SnapshotDisplay: Display {
 
   public let directory: String
   public let format: Format
+  public let rotation: ScreenRotation
   public private(set) var frameCount = 0
   private var renderer: ScreenRenderer
   private var canvas: Canvas
@@ -20,7 +21,7 @@ public final class SnapshotDisplay: Display {
   /// Makes `directory` if needed. Throws when it cannot be made.
   public init(
     directory: String, width: Int = 800, height: Int = 480, font: BitmapFont? = nil,
-    format: Format = .png
+    format: Format = .png, rotation: ScreenRotation = .none
   ) throws {
     guard width > 0, height > 0, width <= 8192, height <= 8192 else {
       throw SnapshotError("snapshot size \(width)x\(height) is out of range")
@@ -30,7 +31,10 @@ public final class SnapshotDisplay: Display {
     }
     self.directory = directory
     self.format = format
-    renderer = ScreenRenderer(font: font ?? DisplayFont.standard(forHeight: height))
+    self.rotation = rotation
+    let picture = rotation.pictureSize(screenWidth: width, screenHeight: height)
+    renderer = ScreenRenderer(
+      font: font ?? DisplayFont.standard(forHeight: picture.height), rotation: rotation)
     canvas = Canvas(width: width, height: height)
   }
 

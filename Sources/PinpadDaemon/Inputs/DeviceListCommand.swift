@@ -40,6 +40,12 @@ public enum DeviceListCommand {
       print("# GPIO chips")
       for line in gpio { print(line) }
     }
+    // DRM cards and their connectors (pinpadd.conf(5), [Display]), after a heading line.
+    let drm = DRMListCommand.lines()
+    if !drm.isEmpty {
+      print("# DRM connectors")
+      for line in drm { print(line) }
+    }
     return 0
   }
 

@@ -32,6 +32,7 @@ public enum InputSpec: Equatable, Sendable {
 /// `--display SPEC` (pinpadd(8), OPTIONS).
 public enum DisplaySpec: Equatable, Sendable {
   case auto
+  case drm(card: String?)
   case framebuffer(device: String?)
   case console(tty: String?)
   case none
@@ -44,15 +45,18 @@ public enum DisplaySpec: Equatable, Sendable {
     switch text {
     case "auto": self = .auto
     case "none": self = .none
+    case "drm": self = .drm(card: nil)
     case "fb": self = .framebuffer(device: nil)
     case "console": self = .console(tty: nil)
+    case _ where text.hasPrefix("drm:"): self = .drm(card: argument("drm:"))
     case _ where text.hasPrefix("fb:"): self = .framebuffer(device: argument("fb:"))
     case _ where text.hasPrefix("console:"): self = .console(tty: argument("console:"))
     case _ where text.hasPrefix("snapshot:") && text.count > 9:
       self = .snapshot(directory: String(text.dropFirst(9)))
     default:
       throw UsageError(
-        "--display \(text): expected auto, fb[:DEVICE], console[:TTY], none or snapshot:DIR")
+        "--display \(text): expected auto, drm[:CARD], fb[:DEVICE], console[:TTY], none or snapshot:DIR"
+      )
     }
   }
 }

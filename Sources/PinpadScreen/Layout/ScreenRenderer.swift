@@ -3,27 +3,52 @@ import PinpadCore
 /// Draws a `ScreenModel` into a `Canvas`, redrawing only the parts that changed since
 /// the previous frame and adding them to the canvas's dirty list.
 ///
+/// With a `rotation` the picture is laid out at the turned size (480x800 on an 800x480
+/// screen at 90 degrees), drawn upright into a canvas of its own and the changed parts
+/// copied, turned, onto the screen's canvas (pinpadd.conf(5), [Display] Rotate=). The
+/// layout is the picture's: a touch is turned back before it is looked up.
+///
 /// A frame is a list of non-overlapping elements, each owning its rectangle. Two equal
 /// models give equal element lists, and an element's look depends only on what it shows:
 /// a masked box knows "filled" or "empty", never a digit.
 public struct ScreenRenderer: Sendable {
   public let font: BitmapFont
   public let theme: Theme
+  /// How far the picture is turned on the screen, clockwise.
+  public let rotation: ScreenRotation
   public private(set) var layout: ScreenLayout?
   private var previous: [Element] = []
   private var needsFullRedraw = true
+  /// The upright picture, when turned.
+  private var picture: Canvas? = nil
 
-  public init(font: BitmapFont = .builtin, theme: Theme = .standard) {
+  public init(
+    font: BitmapFont = .builtin, theme: Theme = .standard, rotation: ScreenRotation = .none
+  ) {
     self.font = font
     self.theme = theme
+    self.rotation = rotation
   }
 
   /// Makes the next `draw` repaint everything (after a VT switch, say).
   public mutating func invalidate() { needsFullRedraw = true }
 
-  /// Draws `model` and returns the number of elements redrawn.
+  /// Draws `model` on `canvas` (the screen) and returns the number of elements redrawn.
   @discardableResult
   public mutating func draw(_ model: ScreenModel, on canvas: inout Canvas) -> Int {
+    guard rotation != .none else { return drawUpright(model, on: &canvas) }
+    let size = rotation.pictureSize(screenWidth: canvas.width, screenHeight: canvas.height)
+    var upright =
+      picture.flatMap { $0.width == size.width && $0.height == size.height ? $0 : nil }
+      ?? Canvas(width: size.width, height: size.height)
+    picture = nil  // one owner while drawing: no copy of the pixels
+    let drawn = drawUpright(model, on: &upright)
+    for rect in upright.takeDirty() { canvas.copy(upright, rect: rect, rotation: rotation) }
+    picture = upright
+    return drawn
+  }
+
+  private mutating func drawUpright(_ model: ScreenModel, on canvas: inout Canvas) -> Int {
     let newLayout = ScreenLayout(
       width: canvas.width, height: canvas.height, model: model, font: font)
     let elements = Self.elements(for: model, layout: newLayout)
@@ -56,10 +81,11 @@ public struct ScreenRenderer: Sendable {
 
   /// A whole frame of `model` on a fresh canvas.
   public static func frame(
-    _ model: ScreenModel, width: Int, height: Int, font: BitmapFont = .builtin
+    _ model: ScreenModel, width: Int, height: Int, font: BitmapFont = .builtin,
+    rotation: ScreenRotation = .none
   ) -> Canvas {
     var canvas = Canvas(width: width, height: height)
-    var renderer = ScreenRenderer(font: font)
+    var renderer = ScreenRenderer(font: font, rotation: rotation)
     renderer.draw(model, on: &canvas)
     return canvas
   }

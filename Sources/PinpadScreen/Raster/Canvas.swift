@@ -4,7 +4,7 @@ public struct Canvas: Sendable {
   public let width: Int
   public let height: Int
   /// Row-major, `width` pixels a row, 0x00RRGGBB.
-  public private(set) var pixels: [UInt32]
+  public internal(set) var pixels: [UInt32]
   /// Changed regions, clipped to the canvas, in drawing order.
   public private(set) var dirty: [Rect] = []
 

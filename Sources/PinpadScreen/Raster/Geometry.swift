@@ -34,6 +34,15 @@ public struct Rect: Equatable, Hashable, Sendable, CustomStringConvertible {
     return Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
   }
 
+  /// The smallest rectangle holding both (an empty one adds nothing).
+  public func union(_ other: Rect) -> Rect {
+    if isEmpty { return other }
+    if other.isEmpty { return self }
+    let x0 = min(x, other.x)
+    let y0 = min(y, other.y)
+    return Rect(x: x0, y: y0, width: max(maxX, other.maxX) - x0, height: max(maxY, other.maxY) - y0)
+  }
+
   /// Shrunk by `d` on every side (grown when negative).
   public func insetBy(_ d: Int) -> Rect {
     Rect(x: x + d, y: y + d, width: width - 2 * d, height: height - 2 * d)

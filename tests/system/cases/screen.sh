@@ -21,16 +21,7 @@ width=${size%,*}
 height=${size#*,}
 
 # The VT's modes before: what SIGTERM must give back (KDGETMODE 0x4B3B, KDGKBMODE 0x4B44).
-vt_modes() {
-  python3 -c '
-import array, fcntl, os
-fd = os.open("/dev/tty0", os.O_RDWR | os.O_NOCTTY)
-mode, kb = array.array("i", [0]), array.array("i", [0])
-fcntl.ioctl(fd, 0x4B3B, mode)
-fcntl.ioctl(fd, 0x4B44, kb)
-print(mode[0], kb[0])'
-}
-before=$(vt_modes) || rig_fail "cannot read the VT modes"
+before=$(rig_vt_modes) || rig_fail "cannot read the VT modes"
 rig_log "VT modes before (display keyboard): $before"
 [ "${before%% *}" = 0 ] || rig_fail "the VT is not in text mode to begin with"
 
@@ -74,7 +65,7 @@ cat "$log"
 sed -n 's/.*key centres in reading order //p' "$log" >"$RIG_SCRATCH/keys.txt"
 [ -s "$RIG_SCRATCH/keys.txt" ] || rig_fail "no key centres in the debug log"
 echo "$width $height" >"$RIG_SCRATCH/size.txt"
-during=$(vt_modes)
+during=$(rig_vt_modes)
 rig_log "VT modes while running: $during"
 [ "${during%% *}" = 1 ] || rig_fail "the VT is not in graphics mode while pinpadd runs"
 
@@ -94,7 +85,7 @@ kill -TERM $daemon
 rc=0
 wait $daemon || rc=$?
 [ $rc = 0 ] || { cat "$log"; rig_fail "pinpadd exit $rc after SIGTERM"; }
-after=$(vt_modes)
+after=$(rig_vt_modes)
 rig_log "VT modes after: $after"
 [ "$after" = "$before" ] || rig_fail "VT modes not restored: $after, was $before"
 if rig_scrubbed "$log" | grep -E "2580|KEY_[0-9]\b"; then rig_fail "a digit reached the log"; fi

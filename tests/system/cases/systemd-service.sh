@@ -10,8 +10,8 @@
 # no group input: only the devices udev gave to group pinpadd, AF_NETLINK for udev); `systemctl reload` keeps it running,
 # the journal has the right priorities and no digit of the code; `systemctl stop`
 # ends it with Result=success and leaves systemd's socket file in place (and the next
-# connection activates it again). The guest's VGA gives /dev/fb0, so the service's
-# framebuffer display (video, tty, CAP_SYS_TTY_CONFIG) is checked too.
+# connection activates it again). The guest's VGA gives /dev/dri/card0 (and /dev/fb0),
+# so the service's DRM display (video, char-drm, tty, CAP_SYS_TTY_CONFIG) is checked too.
 # Host side: systemd-service.host.py.
 . "$RIG_LIB/guest.sh"
 
@@ -128,9 +128,12 @@ wait_journal "keypad default: cannot open $at \\(AT Translated.*Permission denie
 journal -o cat | grep -q "$at grabbed" && rig_fail "the daemon grabbed the AT keyboard"
 grep -qx 'SupplementaryGroups=video tty' /lib/systemd/system/pinpadd.service ||
   rig_fail "pinpadd.service's SupplementaryGroups= is not video tty"
-# The framebuffer (group video, DeviceAllow=char-fb) on the active VT (group tty,
-# write-only, CAP_SYS_TTY_CONFIG for KDSETMODE): the guest's VGA is a bochs DRM device.
-if [ -e /dev/fb0 ]; then
+# The display on the active VT (group tty, write-only, CAP_SYS_TTY_CONFIG for
+# KDSETMODE): the guest's VGA is a bochs DRM device, which Output=auto takes first
+# (group video, DeviceAllow=char-drm); without one, the framebuffer (DeviceAllow=char-fb).
+if [ -e /dev/dri/card0 ]; then
+  wait_journal "display: DRM /dev/dri/card0" "DRM display"
+elif [ -e /dev/fb0 ]; then
   wait_journal "display: framebuffer /dev/fb0" "framebuffer display"
 fi
 events=$RIG_SCRATCH/events.txt

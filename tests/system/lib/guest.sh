@@ -115,6 +115,18 @@ rig_wait_for_node() {
   done
 }
 
+# rig_vt_modes: the active VT's display and keyboard modes, "DISPLAY KEYBOARD" (KDGETMODE
+# 0x4B3B: 0 text, 1 graphics; KDGKBMODE 0x4B44): what a screen must give back at exit.
+rig_vt_modes() {
+  python3 -c '
+import array, fcntl, os
+fd = os.open("/dev/tty0", os.O_RDWR | os.O_NOCTTY)
+mode, kb = array.array("i", [0]), array.array("i", [0])
+fcntl.ioctl(fd, 0x4B3B, mode)
+fcntl.ioctl(fd, 0x4B44, kb)
+print(mode[0], kb[0])'
+}
+
 # rig_node_of NAME_SUBSTRING: the /dev/input/eventN whose device name contains it.
 rig_node_of() {
   local dir

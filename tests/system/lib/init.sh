@@ -26,8 +26,18 @@ for arg in $(cat /proc/cmdline); do
     rig.boot=*) boot=${arg#rig.boot=} ;;
   esac
 done
+cmdline=$(cat /proc/cmdline)
 for module in $(cat /modules/order); do
-  insmod "/modules/$module" 2>/dev/null || echo "rig: insmod $module failed"
+  # A module's parameters on the kernel command line (`drm_kms_helper.fbdev_emulation=0`,
+  # a case's `# rig-kernel:`), as modprobe passes them: busybox insmod does not.
+  name=${module%.ko}
+  name=${name//-/_}
+  params=""
+  for arg in $cmdline; do
+    case $arg in "$name".*=*) params="$params ${arg#"$name".}" ;; esac
+  done
+  # shellcheck disable=SC2086
+  insmod "/modules/$module" $params 2>/dev/null || echo "rig: insmod $module failed"
 done
 stamp "modules loaded"
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 host /host || { echo "rig: 9p host mount failed"; poweroff -f; }
