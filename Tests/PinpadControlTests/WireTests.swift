@@ -105,33 +105,33 @@ import Testing
 
   // MARK: serve's answer, on real files
 
-  @Test func serveAnswersACodeLineWithItsVerdictAndLogAndZeroesTheDigits() throws {
+  /// `serve`'s answer to the daemon's line `json` with alice's codes file, and the
+  /// line's bytes afterwards.
+  static func serveAnswer(_ json: String) throws -> (verdict: String, log: [String], [UInt8]) {
     let dir = TempDir()
     let controller = try ControllerShellTests.controller(
       dir, codes: ControllerShellTests.codes(dir, ControllerShellTests.aliceLine))
-    var bytes = Array(#"{"type":"code","id":"a1","keypad":"front","code":"2468"}"#.utf8)
+    var bytes = Array(json.utf8)
     let (verdict, log) = try bytes.withUnsafeMutableBufferPointer { line in
       guard case .code(let code) = try DaemonLine.decode(UnsafeBufferPointer(line)).get() else {
         throw DaemonLine.Problem.missingType
       }
       return ServeCommand.answer(code, in: line, controller)
     }
+    return (verdict, log, bytes)
+  }
+
+  @Test func serveAnswersACodeLineWithItsVerdictAndLogAndZeroesTheDigits() throws {
+    let (verdict, log, bytes) = try Self.serveAnswer(
+      #"{"type":"code","id":"a1","keypad":"front","code":"2468"}"#)
     #expect(verdict == #"{"type":"verdict","id":"a1","result":"granted"}"#)
     #expect(log == ["attempt a1 on keypad front: granted (alice)"])
     #expect(!String(decoding: bytes, as: UTF8.self).contains("2468"))
   }
 
   @Test func serveDeniesAWrongCodeWithItsReason() throws {
-    let dir = TempDir()
-    let controller = try ControllerShellTests.controller(
-      dir, codes: ControllerShellTests.codes(dir, ControllerShellTests.aliceLine))
-    var bytes = Array(#"{"type":"code","id":"b2","keypad":"side","code":"1111"}"#.utf8)
-    let (verdict, log) = try bytes.withUnsafeMutableBufferPointer { line in
-      guard case .code(let code) = try DaemonLine.decode(UnsafeBufferPointer(line)).get() else {
-        throw DaemonLine.Problem.missingType
-      }
-      return ServeCommand.answer(code, in: line, controller)
-    }
+    let (verdict, log, _) = try Self.serveAnswer(
+      #"{"type":"code","id":"b2","keypad":"side","code":"1111"}"#)
     #expect(verdict == #"{"type":"verdict","id":"b2","result":"denied","reason":"unknown"}"#)
     #expect(log == ["attempt b2 on keypad side: denied (unknown)"])
   }

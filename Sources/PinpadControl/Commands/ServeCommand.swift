@@ -158,10 +158,8 @@ enum ServeCommand {
       // Connected and nothing to report: nothing is due but what the socket brings.
       watches.wake(at: max(now, daemon.nextDeadline ?? now + .seconds(3600)))
     }
-    var loopError: Errno? = nil
-    do throws(Errno) {
-      try turn()
-      try watches.loop.run {
+    try watches.run(
+      afterEach: {
         let ready = watches.ready[.daemon] ?? []
         if ready.contains(.writable) { daemon.flush() }
         if !ready.subtracting(.writable).isEmpty {
@@ -169,19 +167,8 @@ enum ServeCommand {
             handle(event, daemon: daemon, controller: controller, say: say)
           }
         }
-        if daemon.state.refusal != nil {
-          watches.loop.stop()
-          return
-        }
-        do throws(Errno) { try turn() } catch {
-          loopError = error
-          watches.loop.stop()
-        }
-      }
-    } catch {
-      throw SystemError("epoll", error)
-    }
-    if let loopError { throw SystemError("epoll", loopError) }
+        return daemon.state.refusal == nil
+      }, turn: turn)
     throw ControlError("\(socketPath): \(daemon.state.refusal ?? "refused")")
   }
 

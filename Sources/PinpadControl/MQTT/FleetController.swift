@@ -97,7 +97,6 @@ enum FleetController {
     var signalled = false
     try watches.loop.watch(signals.fd, .readable) { _ in signalled = true }
     var result: Int32 = 0
-    var loopError: Errno? = nil
     // One turn of the loop after each wake-up (a descriptor ready, or the timer): what
     // is due, then what to watch and when to wake next.
     func turn() throws(Errno) {
@@ -113,13 +112,11 @@ enum FleetController {
       if let due = session.nextDeadline { timeout = min(timeout, due - now + .milliseconds(1)) }
       watches.wake(at: now + max(timeout, .zero))
     }
-    try turn()
-    do throws(Errno) {
-      try watches.loop.run {
+    try watches.run(
+      afterEach: {
         if signalled, !signals.read().isEmpty {
           session.close()
-          watches.loop.stop()
-          return
+          return false
         }
         signalled = false
         let broker = watches.ready[.broker] ?? []
@@ -140,15 +137,8 @@ enum FleetController {
         pending.removeAll()
         session.pump(readable: false)
         session.housekeeping(now: Clock.monotonic())
-        do throws(Errno) { try turn() } catch {
-          loopError = error
-          watches.loop.stop()
-        }
-      }
-    } catch {
-      throw SystemError("epoll", error)
-    }
-    if let loopError { throw SystemError("epoll", loopError) }
+        return true
+      }, turn: turn)
     return result
   }
 }
