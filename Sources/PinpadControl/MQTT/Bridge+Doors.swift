@@ -16,23 +16,7 @@ extension Bridge {
   /// False for other topics.
   func doorCommand(_ message: MQTTClient.Incoming) -> Bool {
     guard MQTTTopic.matches(message.topic, filter: core.doorCommandFilter) else { return false }
-    let topic = UntrustedText.escapingControls(message.topic)
-    if let problem = BridgeCore.refusalBeforeReading(
-      retained: message.retained, size: message.payload.count)
-    {
-      log.warning("\(topic): \(problem.reason); ignored")
-      return true
-    }
-    switch core.doorCommandLine(topic: message.topic, payload: Array(message.payload)) {
-    case .failure(let problem):
-      log.warning("\(topic): \(problem.reason); ignored")
-    case .success(let line):
-      guard daemon.state.isReady else {
-        log.warning("\(topic): not connected to the daemon; command dropped")
-        return true
-      }
-      sendToDaemon(line)
-    }
+    forward(message, "command", core.doorCommandLine)
     return true
   }
 }

@@ -193,20 +193,30 @@ final class Bridge {
   /// parses, and comes from the verdict topic of its attempt's own keypad. Every
   /// refusal is one log line with the topic and the reason, never the id or payload.
   func verdictMessage(_ message: MQTTClient.Incoming) {
-    let topic = UntrustedText.escapingControls(message.topic)
     guard MQTTTopic.matches(message.topic, filter: core.verdictFilter) else { return }
+    forward(message, "verdict", core.verdictLine)
+  }
+
+  /// Sends the line `decode` makes of `message` (a verdict or a door command) to the
+  /// daemon, unless it is refused before reading (retained, too large), refused by
+  /// `decode`, or the daemon is away: then one warning with the topic.
+  func forward(
+    _ message: MQTTClient.Incoming, _ what: String,
+    _ decode: (_ topic: String, _ payload: [UInt8]) -> Result<String, RequestError>
+  ) {
+    let topic = UntrustedText.escapingControls(message.topic)
     if let problem = BridgeCore.refusalBeforeReading(
       retained: message.retained, size: message.payload.count)
     {
       log.warning("\(topic): \(problem.reason); ignored")
       return
     }
-    switch core.verdictLine(topic: message.topic, payload: Array(message.payload)) {
+    switch decode(message.topic, Array(message.payload)) {
     case .failure(let problem):
       log.warning("\(topic): \(problem.reason); ignored")
     case .success(let line):
       guard daemon.state.isReady else {
-        log.warning("\(topic): not connected to the daemon; verdict dropped")
+        log.warning("\(topic): not connected to the daemon; \(what) dropped")
         return
       }
       sendToDaemon(line)
