@@ -39,12 +39,10 @@ import Testing
   {
     var line = Array(json.utf8)
     let decision = line.withUnsafeMutableBufferPointer { buffer in
-      let view = UnsafeBufferPointer(buffer)
-      let fields = JSONFields(view)!
-      return controller.answer(
-        Controller.attempt(
-          fields, view, id: fields.text("id", in: view) ?? "?", device: nil, keypad: keypad,
-          place: keypad))
+      guard case .success(let code) = CodeLine.decode(payload: UnsafeBufferPointer(buffer)) else {
+        return Decision.deny(.unavailable)
+      }
+      return controller.answer(Attempt(code, in: buffer, keypad: keypad, place: keypad))
     }
     return (decision, line)
   }
@@ -53,10 +51,10 @@ import Testing
     let dir = TempDir()
     let controller = try Self.controller(dir, codes: Self.codes(dir, Self.aliceLine))
     let (decision, line) = Self.answer(
-      controller, #"{"type":"code","id":"a1","keypad":"door","code":"2468","card":"00A1"}"#)
+      controller, #"{"type":"code","id":"a1","keypad":"door","code":"2468","card":"0041"}"#)
     #expect(decision == .deny(.unknown), "alice has no card")
     #expect(String(decoding: line, as: UTF8.self).contains(#""code":"\#0\#0\#0\#0""#))
-    #expect(!String(decoding: line, as: UTF8.self).contains("00A1"))
+    #expect(!String(decoding: line, as: UTF8.self).contains("0041"))
     let (grant, _) = Self.answer(controller, #"{"type":"code","id":"a2","code":"2468"}"#)
     #expect(grant == .grant("alice"))
     var rows: [AccessLog.Record] = []

@@ -225,8 +225,10 @@ import Testing
   // MARK: mqtt
 
   @Test func mqttReadsItsConfigOrHelp() throws {
-    #expect(try MQTTCommand.Options.parse([]).arguments == [])
-    #expect(try MQTTCommand.Options.parse(["--config=/f"]).arguments == ["--config", "/f"])
+    #expect(try MQTTCommand.Options.parse([]) == MQTTCommand.Options())
+    #expect(try MQTTCommand.Options.parse([]).configPath == "/etc/pinpadd/pinpadd.conf")
+    #expect(try MQTTCommand.Options.parse(["--config=/f"]).config == "/f")
+    #expect(try MQTTCommand.Options.parse(["--config=/f"]).configPath == "/f")
     #expect(try MQTTCommand.Options.parse(["-h", "--bad"]).help)
   }
 

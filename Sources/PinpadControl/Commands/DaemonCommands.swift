@@ -1,4 +1,5 @@
 import Glibc
+import PinpadControlCore
 import PinpadCore
 import PinpadProgram
 import PinpadSystem
@@ -66,19 +67,14 @@ enum DaemonCommands {
       }
     }
 
-    /// The request line to send (none for `listen`).
-    var request: JSONValue? {
+    /// The request to send (none for `listen`), written by `ClientRequest.line`.
+    var request: ClientRequest? {
       switch self {
       case .listen: return nil
-      case .status: return .object([("type", .string("status"))])
+      case .status: return .status
       case .verdict(let id, let result, let message, let duress):
-        var members: [(String, JSONValue)] = [
-          ("type", .string("verdict")), ("id", .string(id)), ("result", .string(result)),
-        ]
-        if let message { members.append(("message", .string(message))) }
-        if duress { members.append(("duress", .bool(true))) }
-        return .object(members)
-      case .open(let door): return .object([("type", .string("open")), ("door", .string(door))])
+        return .verdict(id: id, granted: result == "granted", message: message, duress: duress)
+      case .open(let door): return .open(door: door)
       }
     }
   }
@@ -93,38 +89,33 @@ enum DaemonCommands {
     case refused(String)
   }
 
-  /// How `options` reads `value`, a line the daemon sent.
-  static func answer(to options: Options, _ value: JSONValue?) -> Answer {
-    guard let value else { return .wait }
-    let type = value["type"]?.stringValue
-    switch options {
-    case .listen: return .wait
+  /// How `options` reads `line`, a line the daemon sent, decoded (`DaemonLine`; a line
+  /// that is not the protocol's is passed over).
+  static func answer(to options: Options, _ line: DaemonLine?) -> Answer {
+    switch (options, line) {
+    case (_, nil), (.listen, _): return .wait
     // `status` waits for its answer whatever else comes (an error included).
-    case .status: return type == "status" ? .done(print: true) : .wait
-    case .verdict(let id, _, _, _):
-      if type == "verdict", value["id"]?.stringValue == id { return .done(print: false) }
-    case .open(let door):
-      // The daemon says so when the door unlocked for this request.
-      if type == "door", value["door"]?.stringValue == door,
-        value["event"]?.stringValue == "unlocked", value["by"]?.stringValue == "remote"
-      {
-        return .done(print: false)
-      }
+    case (.status, .status?): return .done(print: true)
+    case (.status, _): return .wait
+    case (.verdict(let id, _, _, _), .verdict(let answered, _, _)?) where answered == id:
+      return .done(print: false)
+    // The daemon says so when the door unlocked for this request.
+    case (.open(let door), .door(let unlocked, "unlocked", "remote")?) where unlocked == door:
+      return .done(print: false)
+    case (_, .error(let reason)?): return .refused(reason)
+    default: return .wait
     }
-    if type == "error" { return .refused(value["reason"]?.stringValue ?? "error") }
-    return .wait
   }
 
   static func run(_ options: Options, socketPath: String, deadline: Instant) throws -> Int32 {
     let connection = try connect(socketPath, deadline: deadline)
     guard let request = options.request else { return try listen(connection, socketPath) }
-    try connection.send(request)
-    // `status` reads whatever comes until its answer; the others skip what is not JSON.
-    while let line = try connection.readLine() {
-      switch answer(to: options, try? JSONValue.parse(line)) {
+    try connection.send(request.line)
+    while let line = try connection.nextLine() {
+      switch answer(to: options, try? DaemonLine.decode(line).get()) {
       case .wait: continue
       case .done(let print):
-        if print { ControlMain.printLine(line) }
+        if print { ControlMain.printLine(String(decoding: line, as: UTF8.self)) }
         return 0
       case .refused(let reason):
         ControlMain.printError("pinpadctl: \(reason)")
@@ -139,26 +130,27 @@ enum DaemonCommands {
   static func connect(_ path: String, deadline: Instant) throws -> LineConnection {
     let connection = try LineConnection(path: path)
     connection.deadline = deadline
-    guard let hello = try connection.readLine() else {
+    guard let hello = try connection.nextLine() else {
       throw SystemError("\(path): the daemon closed the connection", Errno(0))
     }
-    let value = try JSONValue.parse(hello)
-    if value["type"]?.stringValue == "error" {
-      throw ControlError("\(path): \(value["reason"]?.stringValue ?? "refused")")
+    switch DaemonLine.decode(hello) {
+    case .success(.error(let reason)): throw ControlError("\(path): \(reason)")
+    case .success: return connection
+    case .failure(let problem): throw ControlError("\(path): \(problem)")
     }
-    return connection
   }
 
   /// Prints every line as it comes; code lines pass through one locked buffer
   /// (`SecretLineReader`), zeroed once written, never a String.
   /// Only the greeting is bounded by the deadline: events come when people type.
   static func listen(_ connection: LineConnection, _ path: String) throws -> Int32 {
-    let reader = SecretLineReader(fd: connection.fd)
-    connection.handOver(to: reader)
+    connection.deadline = nil
     while true {
       let line: UnsafeBufferPointer<UInt8>
-      do { line = try reader.nextLine() } catch {
-        if case .closed = error { return 0 }
+      do {
+        guard let next = try connection.nextLine() else { return 0 }
+        line = next
+      } catch {
         throw ControlError("\(path): \(error)")
       }
       // The line and its newline are contiguous in the reader's buffer.

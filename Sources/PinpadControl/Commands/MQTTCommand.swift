@@ -28,13 +28,11 @@ enum MQTTCommand {
     /// Every combination is valid (the configuration is checked when it is read).
     func validate() throws(UsageError) {}
 
-    /// The words `BridgeService.main` reads, which still parses them itself.
-    var arguments: [String] {
-      help ? ["--help"] : config.map { ["--config", $0] } ?? []
-    }
+    /// `--config FILE`, else the daemon's own configuration.
+    var configPath: String { config ?? "/etc/pinpadd/pinpadd.conf" }
   }
 
   static func run(_ options: Options, socketPath: String) throws -> Int32 {
-    try BridgeService.main(socketPath: socketPath, arguments: options.arguments)
+    try BridgeService.run(options, socketPath: socketPath)
   }
 }

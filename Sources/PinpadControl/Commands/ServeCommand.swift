@@ -16,8 +16,6 @@ import PinpadSystem
 /// ends it. The secrets are checked in place in one fixed buffer and zeroed; no code or
 /// card number is ever printed. With `--mqtt` it answers a fleet (`FleetController`).
 enum ServeCommand {
-  static let retryInterval: Duration = .seconds(1)
-
   static let usage =
     "serve --codes FILE [--key FILE] [--state-dir DIR] [--keep-days N] [--config FILE]"
     + " [--mqtt [--topics FILTER]]"
@@ -138,115 +136,75 @@ enum ServeCommand {
     return try serve(controller, socketPath: socketPath)
   }
 
-  /// One thread, one EventLoop: the daemon's connection while there is one, else the
-  /// timer that retries every second.
+  /// One thread, one EventLoop (`WatchSet`): the daemon's link (`DaemonConnection`, the
+  /// bridge's: non-blocking, verdicts queued as the socket takes them, retried every
+  /// second while the daemon is away) and the timer of its next retry.
   static func serve(_ controller: Controller, socketPath: String) throws -> Int32 {
-    let loop = try EventLoop()
-    let retry = try Timer()
-    var connection: OpenDescriptor? = nil
-    var greeted = false
-    var said = false
-    var refusal: String? = nil
-    func connect() {
-      let open: OpenDescriptor
-      do { open = OpenDescriptor(try UnixSocket.connect(path: socketPath)) } catch {
-        if !said {
-          ControlMain.printError(
-            "pinpadctl serve: cannot connect to \(socketPath): \(error); retrying every second")
-          said = true
-        }
-        retry.arm(at: Clock.monotonic() + retryInterval)
-        return
+    let daemon = DaemonConnection(path: socketPath)
+    let watches: WatchSet
+    do { watches = try WatchSet() } catch { throw SystemError("epoll", error) }
+    func say(_ text: String) { ControlMain.printError("pinpadctl serve: " + text) }
+    // After each wake-up: connect when due, then what to watch and when to wake next.
+    func turn() throws(Errno) {
+      let now = Clock.monotonic()
+      if let warning = daemon.connectIfDue(now: now) { say(warning) }
+      if let warning = daemon.report(now: now) { say(warning) }
+      let want = daemon.fd.map {
+        WatchSet.Want(
+          fd: $0.rawValue, generation: daemon.generation,
+          events: daemon.wantsWrite ? [.readable, .writable] : .readable)
       }
-      said = false
-      greeted = false
-      connection = open
-      let fd = open.descriptor
-      let lines = SecretLineReader(fd: fd)
-      do {
-        try loop.watch(fd, .readable) { _ in
-          let end = serveLines(
-            lines, greeted: &greeted, controller: controller, socketPath: socketPath)
-          guard let end else { return }
-          loop.unwatch(fd)
-          open.close()
-          connection = nil
-          if case .refused(let why) = end {
-            refusal = why
-            loop.stop()
-            return
+      try watches.sync([.daemon: want])
+      // Connected and nothing to report: nothing is due but what the socket brings.
+      watches.wake(at: max(now, daemon.nextDeadline ?? now + .seconds(3600)))
+    }
+    try watches.run(
+      afterEach: {
+        let ready = watches.ready[.daemon] ?? []
+        if ready.contains(.writable) { daemon.flush() }
+        if !ready.subtracting(.writable).isEmpty {
+          daemon.read(now: Clock.monotonic()) { event in
+            handle(event, daemon: daemon, controller: controller, say: say)
           }
-          ControlMain.printError("pinpadctl serve: disconnected from \(socketPath); reconnecting")
-          retry.arm(at: Clock.monotonic() + retryInterval)
         }
-      } catch {
-        open.close()
-        connection = nil
-        ControlMain.printError("pinpadctl serve: epoll: \(error); retrying every second")
-        retry.arm(at: Clock.monotonic() + retryInterval)
-      }
-    }
-    try loop.watch(retry.fd, .readable) { _ in
-      retry.acknowledge()
-      if connection == nil { connect() }
-    }
-    connect()
-    try loop.run()
-    throw ControlError("\(socketPath): \(refusal ?? "refused")")
+        return daemon.state.refusal == nil
+      }, turn: turn)
+    throw ControlError("\(socketPath): \(daemon.state.refusal ?? "refused")")
   }
 
-  enum EndOfService {
-    case lost
-    case refused(String)
+  /// What `serve` does with what its link read: codes answered, the daemon's errors
+  /// said, the rest (events for other clients) passed over.
+  static func handle(
+    _ event: DaemonConnection.Event, daemon: DaemonConnection, controller: Controller,
+    say: (String) -> Void
+  ) {
+    switch event {
+    case .greeted: say("connected to \(daemon.path)")
+    case .lost: say("disconnected from \(daemon.path); reconnecting")
+    case .line(.code(let code), let line):
+      let (verdict, logged) = answer(code, in: line, controller)
+      if let warning = daemon.send(verdict, now: Clock.monotonic()) { say(warning) }
+      for text in logged { say(text) }
+    case .line(.error(let reason), _): say("the daemon says: \(reason)")
+    // A refusal ends `serve` (its caller sees `state.refusal`); a line that is not the
+    // protocol's (a code line's digits zeroed with the reader's buffer) and other
+    // clients' events are passed over.
+    case .refused, .malformed, .line: break
+    }
   }
 
-  /// One connection's lines, once its descriptor is readable: one read, then every
-  /// complete line (the greeting, then codes answered); nil while the connection lasts.
-  static func serveLines(
-    _ reader: SecretLineReader, greeted: inout Bool, controller: Controller, socketPath: String
-  ) -> EndOfService? {
-    do { try reader.fill() } catch {
-      return .lost
-    }
-    while let line = reader.completeLine() {
-      guard let fields = JSONFields(line) else { continue }
-      let type = fields.text("type", in: line)
-      if !greeted {
-        if type == "error" {
-          return .refused(fields.text("reason", in: line) ?? "refused")
-        }
-        greeted = true
-        ControlMain.printError("pinpadctl serve: connected to \(socketPath)")
-        continue
-      }
-      switch type {
-      case "code":
-        guard let id = fields.text("id", in: line) else {
-          Controller.zeroSecrets(fields, line)
-          continue
-        }
-        let keypad = UntrustedText.sanitized(fields.text("keypad", in: line) ?? "?", maxBytes: 64)
-        let decision = controller.answer(
-          Controller.attempt(
-            fields, line, id: UntrustedText.sanitized(id, maxBytes: 128), device: nil,
-            keypad: keypad, place: keypad))
-        let answer = JSONValue.object(
-          [("type", .string("verdict"))] + decision.verdictMembers(id: id))
-        do { try reader.fd.writeAll(Array((answer.serialized + "\n").utf8)) } catch {
-          return .lost
-        }
-        let shownId = UntrustedText.sanitized(id, maxBytes: 64)
-        for text in decision.logLines(id: shownId, place: "keypad \(keypad)") {
-          ControlMain.printError("pinpadctl serve: " + text)
-        }
-      case "error":
-        ControlMain.printError(
-          "pinpadctl serve: the daemon says: \(fields.text("reason", in: line) ?? "error")")
-      default:
-        continue
-      }
-    }
-    return nil
+  /// The verdict line for a code line `code` (decoded from `line`, whose digits the
+  /// decision zeroes) and the lines to log about it.
+  static func answer(
+    _ code: CodeLine, in line: UnsafeMutableBufferPointer<UInt8>, _ controller: Controller
+  ) -> (verdict: String, log: [String]) {
+    let attempt = Attempt(code, in: line)
+    let decision = controller.answer(attempt)
+    let shownId = UntrustedText.sanitized(code.id, maxBytes: 64)
+    return (
+      decision.verdict(id: code.id).line,
+      decision.logLines(id: shownId, place: "keypad \(attempt.keypad)")
+    )
   }
 }
 

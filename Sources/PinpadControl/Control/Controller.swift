@@ -76,30 +76,6 @@ final class Controller {
     return nil
   }
 
-  /// The attempt of a code message `line` (its `code` and `card` members, in place).
-  static func attempt(
-    _ fields: JSONFields, _ line: UnsafeBufferPointer<UInt8>, id: String, device: String?,
-    keypad: String, place: String
-  ) -> Attempt {
-    let mutableLine = UnsafeMutableBufferPointer(mutating: line)
-    func secret(_ key: String) -> UnsafeMutableBufferPointer<UInt8>? {
-      fields.range(of: key).map { UnsafeMutableBufferPointer(rebasing: mutableLine[$0]) }
-    }
-    return Attempt(
-      id: id, device: device, keypad: keypad, place: place, code: secret("code"),
-      card: secret("card"))
-  }
-
-  /// Zeroes the `code` and `card` values of a line that is not answered.
-  static func zeroSecrets(_ fields: JSONFields, _ line: UnsafeBufferPointer<UInt8>) {
-    let mutableLine = UnsafeMutableBufferPointer(mutating: line)
-    for key in ["code", "card"] {
-      if let range = fields.range(of: key), let base = mutableLine.baseAddress {
-        explicitZero(base + range.lowerBound, range.count)
-      }
-    }
-  }
-
   /// The access log in the state directory (which `LockoutKeeper` made); one that
   /// cannot be opened is a resource unavailable (exit 69).
   static func openRecorder(

@@ -8,8 +8,8 @@ import PinpadSystem
 /// `SecretLineReader` (locked, zeroed, bounded) and decodes them (`DaemonLine`), queues
 /// requests in a `DaemonOutbox` written as the socket takes them, and while the daemon
 /// is away retries every second. Where it stands is one value, `state`
-/// (`DaemonLinkState`, tested as a value). Used by the bridge; `serve` can use it the same
-/// way (one EventLoop, the descriptor watched under `generation`).
+/// (`DaemonLinkState`, tested as a value). Used by the bridge and by `serve`, each on one
+/// EventLoop with the descriptor watched under `generation` (`WatchSet`).
 final class DaemonConnection {
   let path: String
   private(set) var state = DaemonLinkState()

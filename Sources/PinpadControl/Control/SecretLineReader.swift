@@ -1,12 +1,12 @@
 import PinpadControlCore
 import PinpadSystem
 
-/// The one reader of the daemon's lines for pinpadctl (`serve`, `listen`, the bridge):
+/// The one reader of the daemon's lines for pinpadctl (`DaemonConnection` for `serve`
+/// and the bridge, `LineConnection` for the one-shot commands):
 /// reads from `fd` into a `LockedLineBuffer` (locked in memory, zeroed as lines are used,
 /// at most `capacity` bytes), so a `code` line's digits never land in a growable array or
 /// a String (docs/protocol.md, "Socket: code"). A line longer than the buffer ends the
-/// connection. Blocking (`nextLine`) or, on a non-blocking descriptor, what is there
-/// (`readAvailable`).
+/// connection. One read at a time (`fill`, `fillIfAvailable`), then the complete lines.
 final class SecretLineReader {
   static let capacity = LockedLineBuffer.defaultCapacity
   let fd: FileDescriptor
@@ -16,23 +16,9 @@ final class SecretLineReader {
     self.fd = fd
   }
 
-  /// Starts the buffer with bytes already read from `fd` (at most its capacity).
-  func prefill(_ bytes: [UInt8]) {
-    buffer.append(contentsOf: bytes)
-  }
-
   enum ReadError: Error {
     case closed, lineTooLong
     case failed(Errno)
-  }
-
-  /// The next line without its newline, valid until the next call (then zeroed);
-  /// reads (blocking) until one is complete.
-  func nextLine() throws(ReadError) -> UnsafeBufferPointer<UInt8> {
-    while true {
-      if let line = completeLine() { return line }
-      try fill()
-    }
   }
 
   /// One read(2) of what `fd` has, for a loop that knows it is readable; the lines are
@@ -71,7 +57,3 @@ final class SecretLineReader {
   /// Zeroes everything read (the connection is gone).
   func wipe() { buffer.wipe() }
 }
-
-/// The flat JSON reader moved to PinpadControlCore (beside `DaemonLine`, which decodes
-/// with it); this name keeps the files that do not import that module reading it.
-typealias JSONFields = PinpadControlCore.JSONFields

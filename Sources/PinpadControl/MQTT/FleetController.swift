@@ -70,10 +70,8 @@ enum FleetController {
       guard MQTTTopic.matches(topic, filter: filter),
         let verdictTopic = MQTTTopic.verdictTopic(forCodeTopic: topic)
       else { return }
-      let line = UnsafeBufferPointer(payload.bindMemory(to: UInt8.self))
-      guard let fields = JSONFields(line), let id = fields.text("id", in: line),
-        fields.range(of: "code") != nil || fields.range(of: "card") != nil
-      else {
+      let line = payload.bindMemory(to: UInt8.self)
+      guard case .success(let code) = CodeLine.decode(payload: UnsafeBufferPointer(line)) else {
         junk.say("\(shownTopic): not a code message; ignored", log)
         return
       }
@@ -83,15 +81,15 @@ enum FleetController {
       let levels = shownPlace.split(separator: "/", omittingEmptySubsequences: false)
       let device = levels.count >= 2 ? String(levels[levels.count - 2]) : nil
       let decision = controller.answer(
-        Controller.attempt(
-          fields, line, id: UntrustedText.sanitized(id, maxBytes: 128), device: device,
-          keypad: levels.last.map(String.init) ?? shownPlace, place: shownPlace))
-      let answer = JSONValue.object(decision.verdictMembers(id: id))
+        Attempt(
+          code, in: line, device: device, keypad: levels.last.map(String.init) ?? shownPlace,
+          place: shownPlace))
+      let answer = decision.verdict(id: code.id).verdictPayload ?? ""
       let logged = decision.logLines(
-        id: UntrustedText.sanitized(id, maxBytes: 64),
+        id: UntrustedText.sanitized(code.id, maxBytes: 64),
         place: UntrustedText.sanitized(place, maxBytes: 128))
       // Denials while locked are logged like junk: a flood must not flood the log.
-      pending.append((verdictTopic, answer.serialized, decision.granted ? logged : []))
+      pending.append((verdictTopic, answer, decision.granted ? logged : []))
       if !decision.granted, let first = logged.first { junk.say(first, log) }
     }
     session.start(now: Clock.monotonic())
@@ -99,7 +97,6 @@ enum FleetController {
     var signalled = false
     try watches.loop.watch(signals.fd, .readable) { _ in signalled = true }
     var result: Int32 = 0
-    var loopError: Errno? = nil
     // One turn of the loop after each wake-up (a descriptor ready, or the timer): what
     // is due, then what to watch and when to wake next.
     func turn() throws(Errno) {
@@ -115,13 +112,11 @@ enum FleetController {
       if let due = session.nextDeadline { timeout = min(timeout, due - now + .milliseconds(1)) }
       watches.wake(at: now + max(timeout, .zero))
     }
-    try turn()
-    do throws(Errno) {
-      try watches.loop.run {
+    try watches.run(
+      afterEach: {
         if signalled, !signals.read().isEmpty {
           session.close()
-          watches.loop.stop()
-          return
+          return false
         }
         signalled = false
         let broker = watches.ready[.broker] ?? []
@@ -142,15 +137,8 @@ enum FleetController {
         pending.removeAll()
         session.pump(readable: false)
         session.housekeeping(now: Clock.monotonic())
-        do throws(Errno) { try turn() } catch {
-          loopError = error
-          watches.loop.stop()
-        }
-      }
-    } catch {
-      throw SystemError("epoll", error)
-    }
-    if let loopError { throw SystemError("epoll", loopError) }
+        return true
+      }, turn: turn)
     return result
   }
 }

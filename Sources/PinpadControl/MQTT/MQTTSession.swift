@@ -36,7 +36,7 @@ final class MQTTSession {
   /// When set, used instead of `onMessage` (it also has the retain flag).
   var onIncoming: ((MQTTClient.Incoming) -> Void)? = nil
 
-  /// The protocol of every connection (the bridge speaks MQTT 5, see `BridgeService`).
+  /// The protocol of every connection (the bridge speaks MQTT 5, see `Bridge`).
   var version: MQTTClient.ProtocolVersion = .v311
   /// With MQTT 5, the largest packet the broker may send (larger ones it drops).
   var maximumIncomingPacket: UInt32? = nil

@@ -56,6 +56,26 @@ final class WatchSet {
     }
   }
 
+  /// Runs the loop of `serve` or its fleet controller: `turn` first (what to watch and
+  /// when to wake), then after each batch `afterEach` and, unless it returned false (the
+  /// loop stops), `turn` again. An epoll error stops it, thrown as `SystemError`.
+  func run(afterEach: () -> Bool, turn: () throws(Errno) -> Void) throws(SystemError) {
+    var failure: Errno? = nil
+    do throws(Errno) {
+      try turn()
+      try loop.run {
+        guard afterEach() else { return loop.stop() }
+        do throws(Errno) { try turn() } catch {
+          failure = error
+          loop.stop()
+        }
+      }
+    } catch {
+      throw SystemError("epoll", error)
+    }
+    if let failure { throw SystemError("epoll", failure) }
+  }
+
   /// The loop wakes at `deadline` even when no descriptor is ready.
   func wake(at deadline: Instant) { timer.arm(at: deadline) }
 }

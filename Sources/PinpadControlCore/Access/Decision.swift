@@ -45,6 +45,24 @@ public struct Attempt {
     self.card = card
   }
 
+  /// The attempt of a decoded code message: its `code` and `card` as the places they
+  /// hold in `line`, the line `code` was decoded from (`DaemonLine`,
+  /// `CodeLine.decode(payload:)`). The id and keypad are cleaned for the log
+  /// (`UntrustedText`); `device` and `place` are the caller's (a fleet's topic).
+  public init(
+    _ code: CodeLine, in line: UnsafeMutableBufferPointer<UInt8>, device: String? = nil,
+    keypad: String? = nil, place: String? = nil
+  ) {
+    func secret(_ range: Range<Int>?) -> UnsafeMutableBufferPointer<UInt8>? {
+      guard let range, range.upperBound <= line.count else { return nil }
+      return UnsafeMutableBufferPointer(rebasing: line[range])
+    }
+    let keypad = keypad ?? UntrustedText.sanitized(code.keypad, maxBytes: 64)
+    self.init(
+      id: UntrustedText.sanitized(code.id, maxBytes: DaemonLine.maxIDBytes), device: device,
+      keypad: keypad, place: place, code: secret(code.code), card: secret(code.card))
+  }
+
   /// What `doors=` names: the keypad, or DEVICE/KEYPAD in a fleet.
   public var door: String { device.map { "\($0)/\(keypad)" } ?? keypad }
 }
@@ -81,15 +99,13 @@ public struct Decision: Equatable, Sendable {
     Decision(granted: false, reason: reason, person: person, duress: false, uses: nil)
   }
 
-  /// `"id"`, `"result"`, for a duress grant `"duress":true`, and a denial's `"reason"`:
-  /// the members of the verdict (docs/protocol.md, "Socket: verdict").
-  public func verdictMembers(id: String) -> [(String, JSONValue)] {
-    var members: [(String, JSONValue)] = [
-      ("id", .string(id)), ("result", .string(granted ? "granted" : "denied")),
-    ]
-    if granted, duress { members.append(("duress", .bool(true))) }
-    if !granted, let reason { members.append(("reason", .string(reason.rawValue))) }
-    return members
+  /// The verdict to send for attempt `id` (docs/protocol.md, "Socket: verdict", "Fleet:
+  /// topics"): `"duress":true` only with a duress grant, `"reason"` only with a denial.
+  /// Written by `ClientRequest.line` (the socket) or `verdictPayload` (MQTT).
+  public func verdict(id: String) -> ClientRequest {
+    .verdict(
+      id: id, granted: granted, message: nil, duress: granted && duress,
+      reason: granted ? nil : reason?.rawValue)
   }
 
   /// What the controller logs for it: the verdict with the person's name, and for a

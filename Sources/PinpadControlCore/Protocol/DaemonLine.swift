@@ -246,6 +246,11 @@ public struct CodeLine: Equatable, Sendable {
   /// A code message that came over MQTT (docs/protocol.md, "Fleet: topics"): a bridge's
   /// `code` line, read as one with or without its `type`, and with or without `keypad`
   /// (the topic names the keypad; `keypad` is then empty). The ranges point into `line`.
+  ///
+  /// Any peer on the broker may publish one, so its `id` is any string of 1 to
+  /// `maxIDBytes` bytes (its escapes read), not only what a daemon makes: the verdict
+  /// sends it back as it came, escaped as JSON, and the log shows it cleaned
+  /// (`UntrustedText`).
   public static func decode(payload line: UnsafeBufferPointer<UInt8>) -> Result<
     CodeLine, DaemonLine.Problem
   > {
@@ -254,25 +259,36 @@ public struct CodeLine: Equatable, Sendable {
     if let type = fields.lastRange(of: "type"), !DaemonLine.bytes(line, type, are: "code") {
       return .failure(.badMember(type: "code", member: "type"))
     }
-    return decode(fields, line, keypadRequired: false)
+    return decode(fields, line, fromBroker: true)
   }
 
+  /// `fromBroker`: a fleet's payload (`decode(payload:)`), else a daemon's line.
   static func decode(
-    _ fields: JSONFields, _ line: UnsafeBufferPointer<UInt8>, keypadRequired: Bool = true
+    _ fields: JSONFields, _ line: UnsafeBufferPointer<UInt8>, fromBroker: Bool = false
   ) -> Result<CodeLine, DaemonLine.Problem> {
     func bad(_ member: String) -> Result<CodeLine, DaemonLine.Problem> {
       .failure(.badMember(type: "code", member: member))
     }
     // A secret given twice is refused: each copy would have to be found and zeroed.
     for member in ["code", "card"] where fields.count(of: member) > 1 { return bad(member) }
-    guard let idRange = fields.lastRange(of: "id"), isID(line[idRange]) else { return bad("id") }
+    guard let idRange = fields.lastRange(of: "id") else { return bad("id") }
+    let id: String
+    if fromBroker {
+      guard let text = CodeLine.text(line, idRange),
+        (1...DaemonLine.maxIDBytes).contains(text.utf8.count)
+      else { return bad("id") }
+      id = text
+    } else {
+      guard isID(line[idRange]) else { return bad("id") }
+      id = String(decoding: line[idRange], as: UTF8.self)
+    }
     var keypad = ""
     if let keypadRange = fields.lastRange(of: "keypad") {
       guard let text = CodeLine.text(line, keypadRange),
         (1...DaemonLine.maxNameBytes).contains(text.utf8.count)
       else { return bad("keypad") }
       keypad = text
-    } else if keypadRequired {
+    } else if !fromBroker {
       return bad("keypad")
     }
     let code = fields.range(of: "code")
@@ -280,10 +296,7 @@ public struct CodeLine: Equatable, Sendable {
     guard code != nil || card != nil else { return bad("code") }
     if let code, !isDigits(line[code]) { return bad("code") }
     if let card, !isDigits(line[card]) { return bad("card") }
-    return .success(
-      CodeLine(
-        id: String(decoding: line[idRange], as: UTF8.self), keypad: keypad, code: code,
-        card: card))
+    return .success(CodeLine(id: id, keypad: keypad, code: code, card: card))
   }
 
   /// 1 to `SecretDigits.capacity` ASCII digits, looked at in place.

@@ -351,6 +351,48 @@ func hiddenCodeTypes() {
     #expect(payload(#"{"code":"1"}"#) == .failure(.badMember(type: "code", member: "id")))
   }
 
+  /// Any peer on the broker may publish a code message: its id is taken as any text up
+  /// to 128 bytes (docs/protocol.md, "Fleet: topics"), where a daemon's line must carry
+  /// a printable one.
+  @Test func aPayloadsIdIsAnyTextUpTo128Bytes() {
+    let hostile = "e\u{1B}[2J\u{202E}\u{9B}31m"
+    guard case .success(let code) = payload(#"{"id":"\#(hostile)","code":"1111"}"#) else {
+      Issue.record("refused")
+      return
+    }
+    #expect(code.id == hostile)
+    #expect(
+      DaemonLine.decode(Array(#"{"type":"code","id":"\#(hostile)","keypad":"k","code":"1"}"#.utf8))
+        == .failure(.badMember(type: "code", member: "id")), "a daemon's ids are printable")
+    let longest = String(repeating: "x", count: 128)
+    #expect((try? payload(#"{"id":"\#(longest)","code":"1"}"#).get())?.id == longest)
+    #expect(
+      payload(#"{"id":"\#(longest)y","code":"1"}"#)
+        == .failure(.badMember(type: "code", member: "id")))
+    #expect(payload(#"{"id":"","code":"1"}"#) == .failure(.badMember(type: "code", member: "id")))
+  }
+
+  @Test func aPayloadsIdHasItsEscapesRead() {
+    #expect((try? payload(#"{"id":"a\"b\u0041","code":"1"}"#).get())?.id == "a\"bA")
+    #expect(
+      payload(#"{"id":"a\q","code":"1"}"#) == .failure(.badMember(type: "code", member: "id")),
+      "not JSON's escapes")
+  }
+
+  @Test func aPayloadsDigitsAreDigitsGivenOnce() {
+    #expect(
+      payload(#"{"id":"a","code":"12a4"}"#) == .failure(.badMember(type: "code", member: "code")))
+    #expect(
+      payload(#"{"id":"a","card":"1","card":"2"}"#)
+        == .failure(.badMember(type: "code", member: "card")))
+    let long = String(repeating: "1", count: 33)
+    #expect(
+      payload(#"{"id":"a","code":"\#(long)"}"#)
+        == .failure(.badMember(type: "code", member: "code")))
+    let padded = #"{"id":"a","code":"1","pad":""# + String(repeating: "x", count: 4096) + #""}"#
+    #expect(payload(padded) == .failure(.tooLong))
+  }
+
   @Test func aVerdictPayloadIsTheLineWithoutItsType() {
     let verdict = ClientRequest.verdict(
       id: "69cc", granted: false, message: nil, duress: false, reason: "wrong_door")
