@@ -4,7 +4,7 @@
 //
 // Layers, bottom up:
 //   C*            system libraries (pkg-config: libevdev, libudev, libcrypt, zlib, libmosquitto,
-//                 sqlite3) and one C shim for what Swift cannot import
+//                 sqlite3, libcrypto) and one C shim for what Swift cannot import
 //   PinpadCore    the entry rules, configuration, protocol: pure Swift, no Glibc, no Foundation
 //   PinpadControlCore  pinpadctl's pure parts: codes files, lockouts, the MQTT bridge's
 //                 rules; pure like PinpadCore (and fuzzed with it)
@@ -15,7 +15,7 @@
 //   PinpadProgram what both programs share: arguments, exit codes, logger, config loading
 //   PinpadDaemon  the daemon: inputs, socket server, displays
 //   PinpadControl pinpadctl's commands: controller, codes files, access log, MQTT bridge
-//                 (libmosquitto, libcrypt, SQLite); it never links the keypad stack
+//                 (libmosquitto, libcrypt, SQLite, libcrypto); it never links the keypad stack
 //                 (tests/package.sh checks)
 //   pinpadd, pinpadctl  the two programs
 import PackageDescription
@@ -37,6 +37,8 @@ let package = Package(
       name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
     .systemLibrary(
       name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+    .systemLibrary(
+      name: "CLibcrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
     .target(name: "CPinpadShim"),
 
     .target(name: "PinpadCore"),
@@ -51,13 +53,14 @@ let package = Package(
       name: "PinpadDaemon",
       dependencies: ["PinpadCore", "PinpadScreen", "PinpadSystem", "PinpadInput", "PinpadProgram"]),
     // pinpadctl's commands: the controller, codes files, hashing and the MQTT bridge.
-    // Its own module, so that pinpadd links neither libmosquitto, libcrypt nor SQLite, and
-    // pinpadctl neither libevdev nor libudev (nor rebuilds when the daemon changes).
+    // Its own module, so that pinpadd links neither libmosquitto, libcrypt, SQLite nor
+    // libcrypto, and pinpadctl neither libevdev nor libudev (nor rebuilds when the daemon
+    // changes).
     .target(
       name: "PinpadControl",
       dependencies: [
         "PinpadCore", "PinpadControlCore", "PinpadSystem", "PinpadProgram", "CLibcrypt",
-        "CMosquitto", "CSQLite",
+        "CMosquitto", "CSQLite", "CLibcrypto",
       ]),
     .executableTarget(name: "pinpadd", dependencies: ["PinpadDaemon"]),
     .executableTarget(name: "pinpadctl", dependencies: ["PinpadControl"]),
