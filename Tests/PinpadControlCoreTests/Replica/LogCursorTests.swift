@@ -160,64 +160,60 @@ import Testing
 
   // MARK: the site's receipts
 
+  /// What the site says to each (device, log, seq) that arrives, in order.
+  static func outcomes(
+    _ site: inout LogReceipts, _ arrivals: [(String, String, UInt64)]
+  ) -> [LogReceipts.Outcome] {
+    arrivals.map { site.receive(device: $0.0, log: $0.1, seq: $0.2) }
+  }
+
   @Test func eachEntryIsStoredOnceAndTheAckCoversWhatIsHeld() {
     var site = LogReceipts()
     #expect(site.ack(device: "door-1", log: Self.logID).upto == 0)
-    let outcome1 = site.receive(device: "door-1", log: Self.logID, seq: 1)
-    #expect(outcome1 == .store)
-    let outcome2 = site.receive(device: "door-1", log: Self.logID, seq: 2)
-    #expect(outcome2 == .store)
-    let outcome3 = site.receive(device: "door-1", log: Self.logID, seq: 1)
-    #expect(outcome3 == .duplicate)
-    let outcome4 = site.receive(device: "door-1", log: Self.logID, seq: 2)
-    #expect(outcome4 == .duplicate)
+    let said = Self.outcomes(&site, [1, 2, 1, 2].map { ("door-1", Self.logID, $0) })
+    #expect(said == [.store, .store, .duplicate, .duplicate])
     #expect(site.ack(device: "door-1", log: Self.logID) == LogAck(log: Self.logID, upto: 2))
   }
 
   @Test func aGapHoldsTheAckBackUntilItIsFilled() {
     var site = LogReceipts()
-    let outcome5 = site.receive(device: "d", log: Self.logID, seq: 1)
-    #expect(outcome5 == .store)
-    let outcome6 = site.receive(device: "d", log: Self.logID, seq: 3)
-    #expect(outcome6 == .store)
-    let outcome7 = site.receive(device: "d", log: Self.logID, seq: 4)
-    #expect(outcome7 == .store)
+    let first = Self.outcomes(&site, [1, 3, 4].map { ("d", Self.logID, $0) })
+    #expect(first == [.store, .store, .store])
     #expect(site.ack(device: "d", log: Self.logID).upto == 1)
-    let outcome8 = site.receive(device: "d", log: Self.logID, seq: 3)
-    #expect(outcome8 == .duplicate)
-    let outcome9 = site.receive(device: "d", log: Self.logID, seq: 2)
-    #expect(outcome9 == .store)
+    let then = Self.outcomes(&site, [3, 2].map { ("d", Self.logID, $0) })
+    #expect(then == [.duplicate, .store])
     #expect(site.ack(device: "d", log: Self.logID).upto == 4)
   }
 
   @Test func entriesFarAheadOfTheGapAreRefusedUnstored() {
     var site = LogReceipts()
-    let outcome10 = site.receive(device: "d", log: Self.logID, seq: LogReceipts.window + 1)
-    #expect(outcome10 == .refused)
-    let outcome11 = site.receive(device: "d", log: Self.logID, seq: LogReceipts.window)
-    #expect(outcome11 == .store)
+    let window = LogReceipts.window
+    let said = Self.outcomes(&site, [window + 1, window].map { ("d", Self.logID, $0) })
+    #expect(said == [.refused, .store])
     #expect(site.ack(device: "d", log: Self.logID).upto == 0)
   }
 
   @Test func devicesAndLogsAreCountedApart() {
     var site = LogReceipts()
     let wiped = LogCursor.newLogID(random: Array(repeating: 0xEE, count: 16))
-    let outcome12 = site.receive(device: "door-1", log: Self.logID, seq: 1)
-    #expect(outcome12 == .store)
-    let outcome13 = site.receive(device: "door-2", log: Self.logID, seq: 1)
-    #expect(outcome13 == .store)
-    let outcome14 = site.receive(device: "door-1", log: wiped, seq: 1)
-    #expect(outcome14 == .store)
+    let said = Self.outcomes(
+      &site, [("door-1", Self.logID, 1), ("door-2", Self.logID, 1), ("door-1", wiped, 1)])
+    #expect(said == [.store, .store, .store])
     #expect(site.ack(device: "door-1", log: wiped).upto == 1)
     #expect(site.ack(device: "door-3", log: Self.logID).upto == 0)
   }
 
+  @Test func aFloodOfInventedLogsIsBounded() {
+    var site = LogReceipts()
+    for i in 0..<LogReceipts.maxLogs { _ = site.receive(device: "d\(i)", log: Self.logID, seq: 1) }
+    let said = Self.outcomes(&site, [("intruder", Self.logID, 1), ("d7", Self.logID, 2)])
+    #expect(said == [.refused, .store])
+  }
+
   @Test func aRestartedSiteKnowsWhatItStored() {
     var site = LogReceipts(restoring: [(device: "door-1", log: Self.logID, upto: 7)])
-    let outcome15 = site.receive(device: "door-1", log: Self.logID, seq: 7)
-    #expect(outcome15 == .duplicate)
-    let outcome16 = site.receive(device: "door-1", log: Self.logID, seq: 8)
-    #expect(outcome16 == .store)
+    let said = Self.outcomes(&site, [7, 8].map { ("door-1", Self.logID, $0) })
+    #expect(said == [.duplicate, .store])
     #expect(site.ack(device: "door-1", log: Self.logID).upto == 8)
   }
 
