@@ -67,6 +67,10 @@ let package = Package(
     // `make bench`'s frame timings; neither installed nor packaged.
     .executableTarget(
       name: "pinpadd-bench-frames", dependencies: ["PinpadScreen"], path: "bench/frames"),
+    // `make bench`'s replica figures (issue 43); neither installed nor packaged.
+    .executableTarget(
+      name: "pinpadd-bench-replica", dependencies: ["PinpadControl", "PinpadControlCore"],
+      path: "bench/replica"),
 
     // What the test targets share: temp folders, bounded waits, programs, the pty.
     .target(

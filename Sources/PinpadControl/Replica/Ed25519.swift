@@ -10,26 +10,26 @@ import PinpadSystem
 // caller.
 
 /// What went wrong loading a key or signing, for a person to act on (no key bytes in it).
-struct Ed25519Error: Error, Equatable, CustomStringConvertible {
-  var description: String
+public struct Ed25519Error: Error, Equatable, CustomStringConvertible {
+  public var description: String
   init(_ description: String) { self.description = description }
 }
 
 /// An Ed25519 private key, owned: freed (OpenSSL clears its bytes) when the last copy goes.
-final class Ed25519SigningKey: @unchecked Sendable {
+public final class Ed25519SigningKey: @unchecked Sendable {
   // @unchecked: the EVP_PKEY is never changed after loading; OpenSSL allows concurrent
   // signing with one key, each call with its own EVP_MD_CTX.
   private let key: OpaquePointer
 
   /// The key in `pem` (a PEM "PRIVATE KEY"); the caller zeroes `pem` when done.
-  init(pem: [UInt8]) throws(Ed25519Error) {
+  public init(pem: [UInt8]) throws(Ed25519Error) {
     key = try Ed25519.load(pem, what: "private key") { bio in
       PEM_read_bio_PrivateKey(bio, nil, nil, nil)
     }
   }
 
   /// The key file `path` (`--sign-key`), refused when others may read or write it.
-  convenience init(path: String) throws(Ed25519Error) {
+  public convenience init(path: String) throws(Ed25519Error) {
     var pem = try Ed25519.readKeyFile(path, secret: true)
     defer { explicitZero(&pem, pem.count) }
     do { try self.init(pem: pem) } catch { throw Ed25519Error("\(path): \(error)") }
@@ -38,7 +38,7 @@ final class Ed25519SigningKey: @unchecked Sendable {
   deinit { EVP_PKEY_free(key) }
 
   /// The 64-byte signature of `message`.
-  func sign(_ message: [UInt8]) throws(Ed25519Error) -> [UInt8] {
+  public func sign(_ message: [UInt8]) throws(Ed25519Error) -> [UInt8] {
     guard let context = EVP_MD_CTX_new() else { throw Ed25519.failure("cannot sign") }
     defer { EVP_MD_CTX_free(context) }
     guard EVP_DigestSignInit(context, nil, nil, nil, key) == 1 else {
@@ -54,25 +54,25 @@ final class Ed25519SigningKey: @unchecked Sendable {
   }
 
   /// The public half, as `openssl pkey -pubout` writes it.
-  func publicKeyPEM() throws(Ed25519Error) -> [UInt8] {
+  public func publicKeyPEM() throws(Ed25519Error) -> [UInt8] {
     try Ed25519.pem { bio in PEM_write_bio_PUBKEY(bio, key) }
   }
 }
 
 /// An Ed25519 public key, owned.
-final class Ed25519PublicKey: @unchecked Sendable {
+public final class Ed25519PublicKey: @unchecked Sendable {
   // @unchecked: as Ed25519SigningKey's; verifying never changes the key.
   private let key: OpaquePointer
 
   /// The key in `pem` (a PEM "PUBLIC KEY").
-  init(pem: [UInt8]) throws(Ed25519Error) {
+  public init(pem: [UInt8]) throws(Ed25519Error) {
     key = try Ed25519.load(pem, what: "public key") { bio in
       PEM_read_bio_PUBKEY(bio, nil, nil, nil)
     }
   }
 
   /// The key file `path` (`SiteKey=`).
-  convenience init(path: String) throws(Ed25519Error) {
+  public convenience init(path: String) throws(Ed25519Error) {
     let pem = try Ed25519.readKeyFile(path, secret: false)
     do { try self.init(pem: pem) } catch { throw Ed25519Error("\(path): \(error)") }
   }
@@ -80,7 +80,9 @@ final class Ed25519PublicKey: @unchecked Sendable {
   deinit { EVP_PKEY_free(key) }
 
   /// Whether `signature` is this key's signature of `message`.
-  func verify(_ signature: some Collection<UInt8>, of message: some Collection<UInt8>) -> Bool {
+  public func verify(_ signature: some Collection<UInt8>, of message: some Collection<UInt8>)
+    -> Bool
+  {
     let signature = Array(signature)
     guard signature.count == Ed25519.signatureSize, let context = EVP_MD_CTX_new() else {
       return false
