@@ -4,7 +4,7 @@
 //
 // Layers, bottom up:
 //   C*            system libraries (pkg-config: libevdev, libudev, libcrypt, zlib, libmosquitto,
-//                 sqlite3, libdrm) and one C shim for what Swift cannot import
+//                 sqlite3, libdrm, libcrypto) and one C shim for what Swift cannot import
 //   PinpadCore    the entry rules, configuration, protocol: pure Swift, no Glibc, no Foundation
 //   PinpadControlCore  pinpadctl's pure parts: the decision core, codes files, lockouts,
 //                 the MQTT bridge's rules; pure like PinpadCore (and fuzzed with it)
@@ -16,7 +16,7 @@
 //   PinpadProgram what both programs share: arguments, exit codes, logger, config loading
 //   PinpadDaemon  the daemon: inputs, socket server, displays
 //   PinpadControl pinpadctl's commands: controller, codes files, access log, MQTT bridge
-//                 (libmosquitto, libcrypt, SQLite); it never links the keypad stack
+//                 (libmosquitto, libcrypt, SQLite, libcrypto); it never links the keypad stack
 //                 (tests/package.sh checks)
 //   pinpadd, pinpadctl  the two programs
 import PackageDescription
@@ -39,6 +39,8 @@ let package = Package(
     .systemLibrary(name: "CLibdrm", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
     .systemLibrary(
       name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+    .systemLibrary(
+      name: "CLibcrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
     .target(name: "CPinpadShim"),
 
     .target(name: "PinpadCore"),
@@ -58,19 +60,24 @@ let package = Package(
         "CLibdrm",
       ]),
     // pinpadctl's commands: the controller, codes files, hashing and the MQTT bridge.
-    // Its own module, so that pinpadd links neither libmosquitto, libcrypt nor SQLite, and
-    // pinpadctl neither libevdev nor libudev (nor rebuilds when the daemon changes).
+    // Its own module, so that pinpadd links neither libmosquitto, libcrypt, SQLite nor
+    // libcrypto, and pinpadctl neither libevdev nor libudev (nor rebuilds when the daemon
+    // changes).
     .target(
       name: "PinpadControl",
       dependencies: [
         "PinpadCore", "PinpadControlCore", "PinpadSystem", "PinpadProgram", "CLibcrypt",
-        "CMosquitto", "CSQLite",
+        "CMosquitto", "CSQLite", "CLibcrypto",
       ]),
     .executableTarget(name: "pinpadd", dependencies: ["PinpadDaemon"]),
     .executableTarget(name: "pinpadctl", dependencies: ["PinpadControl"]),
     // `make bench`'s frame timings; neither installed nor packaged.
     .executableTarget(
       name: "pinpadd-bench-frames", dependencies: ["PinpadScreen"], path: "bench/frames"),
+    // `make bench`'s replica figures (issue 43); neither installed nor packaged.
+    .executableTarget(
+      name: "pinpadd-bench-replica", dependencies: ["PinpadControl", "PinpadControlCore"],
+      path: "bench/replica"),
 
     // What the test targets share: temp folders, bounded waits, programs, the pty.
     .target(

@@ -29,7 +29,7 @@ export SWIFT_BACKTRACE=enable=no
 export ASAN_OPTIONS=${ASAN_OPTIONS:-malloc_context_size=0:quarantine_size_mb=32}
 SECONDS_EACH=${FUZZ_SECONDS:-60}
 OUT=.build/fuzz
-ALL_TARGETS=(config socket-line evemu lockout mqtt codes)
+ALL_TARGETS=(config socket-line evemu lockout mqtt codes replica)
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=("${ALL_TARGETS[@]}")
 # -O keeps Swift's overflow and bounds checks (only -Ounchecked drops them).

@@ -11,7 +11,7 @@
 #  * control fields: version = debian/changelog = the programs' own version, the
 #    architecture of this machine (or DEB_HOST_ARCH's, for a cross-built package),
 #    Depends from dpkg-shlibdeps (pinpadd: libudev1, libevdev2, zlib1g ...; pinpadctl:
-#    libcrypt1, libmosquitto1, libsqlite3-0 ...) plus sysusers, nothing from a Swift toolchain;
+#    libcrypt1, libmosquitto1, libsqlite3-0, libssl3 ...) plus sysusers, nothing from a Swift toolchain;
 #    pinpadd recommends pinpadctl, which breaks and replaces pinpadd up to 0.1.0;
 #  * the upgrade from the single package of 0.1.0 (a stand-in owning its paths) to the
 #    two, as apt does it, in a scratch dpkg database: no file conflict, every file
@@ -109,7 +109,7 @@ for package in "${packages[@]}"; do
 done
 
 # --- binaries ------------------------------------------------------------------------
-allowed='^(libmosquitto\.so\.1|libsqlite3\.so\.0|libudev\.so\.1|libevdev\.so\.2|libdrm\.so\.2|libcrypt\.so\.1|libm\.so\.6|libz\.so\.1|libgcc_s\.so\.1|libc\.so\.6|ld-linux-.*\.so\.[0-9]+)$'
+allowed='^(libmosquitto\.so\.1|libsqlite3\.so\.0|libcrypto\.so\.3|libudev\.so\.1|libevdev\.so\.2|libdrm\.so\.2|libcrypt\.so\.1|libm\.so\.6|libz\.so\.1|libgcc_s\.so\.1|libc\.so\.6|ld-linux-.*\.so\.[0-9]+)$'
 for bin in usr/sbin/pinpadd usr/bin/pinpadctl; do
   elf=$work/root/$bin
   dynamic=$(readelf -d "$elf")
@@ -136,6 +136,9 @@ for bin in usr/sbin/pinpadd usr/bin/pinpadctl; do
   fi
   if [[ $bin == usr/bin/pinpadctl ]] && ! grep -q '^libsqlite3\.so\.0$' <<<"$needed"; then
     fail "pinpadctl does not link libsqlite3 (the access log): $needed"
+  fi
+  if [[ $bin == usr/bin/pinpadctl ]] && ! grep -q '^libcrypto\.so\.3$' <<<"$needed"; then
+    fail "pinpadctl does not link libcrypto (the replicas' Ed25519 signatures): $needed"
   fi
   if [[ $bin == usr/bin/pinpadctl ]] && grep -qE 'libevdev|libudev|libdrm' <<<"$needed"; then
     fail "pinpadctl links the keypad stack: $needed"
@@ -199,8 +202,8 @@ arch=${DEB_HOST_ARCH:-$(dpkg --print-architecture)}
 # What dpkg-shlibdeps must find (and must not) in each package's Depends.
 # libstdc++ is linked in (the Makefile's STATIC_CXX): neither package needs libstdc++6.
 declare -A needs=([pinpadd]="libc6 libudev1 libevdev2 libdrm2 zlib1g libgcc-s1"
-  [pinpadctl]="libc6 libcrypt1 libmosquitto1 libsqlite3-0 libgcc-s1")
-declare -A lacks=([pinpadd]="libmosquitto1 libcrypt1 libsqlite3-0 libstdc++6"
+  [pinpadctl]="libc6 libcrypt1 libmosquitto1 libsqlite3-0 libssl3(t64){0,1} libgcc-s1")
+declare -A lacks=([pinpadd]="libmosquitto1 libcrypt1 libsqlite3-0 libssl3(t64){0,1} libstdc++6"
   [pinpadctl]="libudev1 libevdev2 libdrm2 libstdc++6")
 for package in "${packages[@]}"; do
   deb=${debs[$package]}

@@ -14,10 +14,10 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 root=${1:-$here/.build/debian13/root}
 native="swiftlang pkg-config libevdev-dev libudev-dev libdrm-dev libcrypt-dev zlib1g-dev libmosquitto-dev
-  libsqlite3-dev make util-linux systemd kbd console-setup-linux groff-base python3 mosquitto
+  libsqlite3-dev libssl-dev make util-linux systemd kbd console-setup-linux groff-base python3 mosquitto
   mosquitto-clients openssl debhelper dpkg-dev lintian binutils-aarch64-linux-gnu file sqlite3"
 cross="libc6-dev libgcc-14-dev libstdc++-14-dev libevdev-dev libudev-dev libdrm-dev libcrypt-dev
-  zlib1g-dev libmosquitto-dev libsqlite3-dev linux-libc-dev"
+  zlib1g-dev libmosquitto-dev libsqlite3-dev libssl-dev linux-libc-dev"
 include=$(echo $native $(for p in $cross; do echo "$p:arm64"; done) | tr ' ' ,)
 [[ -f $root/.complete && $(cat "$root/.complete") == "$include" ]] && exit 0
 [[ $(id -u) -eq 0 ]] || { echo "debian13-root: needs root (mmdebstrap, chroot)" >&2; exit 69; }

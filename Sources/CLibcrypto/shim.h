@@ -1,0 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
+// OpenSSL's libcrypto (libssl-dev), for the Ed25519 signatures of the replicas a site
+// controller sends its doors (docs/protocol.md, "Replica").
+#include <openssl/bio.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
