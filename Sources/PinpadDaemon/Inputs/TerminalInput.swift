@@ -17,7 +17,8 @@ public final class TerminalInput: InputSource {
   /// The terminal given (standard input).
   private let terminal: FileDescriptor
   // `reader` and `buffer` are read for every key, from the loop's thread only, one
-  // statement at a time: without the run-time exclusivity check (bench/README.md).
+  // statement at a time: without the run-time exclusivity check (with it, 985 more
+  // instructions per code of the closed loop, 2.4 % of 41 700; bench/README.md).
   /// The non-blocking descriptor keys are read from, opened by `start`.
   @exclusivity(unchecked) private var reader: OwnedDescriptor = .none
   private var fd: FileDescriptor { reader.fd }

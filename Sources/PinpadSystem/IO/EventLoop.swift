@@ -8,7 +8,10 @@ import PinpadCore
 /// Its tables are touched several times a batch, from this one thread, and no access is
 /// held open across a handler's call (a handler is copied out, then called; the lists
 /// are copied before they are run), so handlers may watch, unwatch and defer freely:
-/// they go without the run-time exclusivity check.
+/// they go without the run-time exclusivity check (with it, a code of the closed loop
+/// costs 1 500 more instructions, and 800 more for `EventPoll`'s buffer: 5.5 % of
+/// 41 700; bench/README.md, issue 42). `freeSlots`, touched only by watch and unwatch,
+/// keeps the check.
 public final class EventLoop {
   public typealias Handler = (EventPoll.Events) -> Void
   private let poll: EventPoll
@@ -17,7 +20,7 @@ public final class EventLoop {
   /// descriptor unwatched in the same batch finds its slot's token changed, and is
   /// dropped, even when a new descriptor took the slot.
   @exclusivity(unchecked) private var slots: [Slot] = []
-  @exclusivity(unchecked) private var freeSlots: [Int] = []
+  private var freeSlots: [Int] = []
   private var watches: UInt64 = 0
   @exclusivity(unchecked) private var tokens: [Int32: UInt64] = [:]
   /// The events each descriptor is watched for, so `change` skips EPOLL_CTL_MOD when
