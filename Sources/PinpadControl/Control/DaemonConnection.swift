@@ -72,7 +72,7 @@ final class DaemonConnection {
       do { more = try reader.fillIfAvailable() } catch {
         // Lines read before the end are still handled.
         if handleLines(reader, body) { return }
-        body(.lost(wasReady: close(now: now)))
+        body(.lost(wasReady: disconnect(now: now)))
         return
       }
       if handleLines(reader, body) { return }
@@ -135,7 +135,7 @@ final class DaemonConnection {
 
   /// Hangs up and retries after a second; true when the link was ready.
   @discardableResult
-  func close(now: Instant) -> Bool {
+  func disconnect(now: Instant) -> Bool {
     hangUp()
     return state.closed(now: now)
   }
