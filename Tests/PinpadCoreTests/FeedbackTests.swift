@@ -162,3 +162,95 @@ import Testing
     _ = early.state(at: Instant(nanoseconds: .max - 1))
   }
 }
+
+/// Which effects are cues, for which keypad (FeedbackCues).
+@Suite struct FeedbackCuesTests {
+  let now = Instant.seconds(50)
+  func open(_ keypad: String) -> Duration { keypad == "front" ? .seconds(4) : .zero }
+
+  @Test("each accepted key clicks: digits, backspace, clear and the submit; not a timeout")
+  func keys() {
+    var cues = FeedbackCues()
+    for event in [EntryEvent.started, .changed, .deleted, .cleared] {
+      let cue = cues.cue(
+        for: .broadcast(.entry(keypad: "front", event: event, length: 1)), now: now, openTime: open)
+      #expect(cue?.keypad == "front" && cue?.cue == .key)
+    }
+    for event in [EntryEvent.timeout, .rejected, .cardRead] {
+      #expect(
+        cues.cue(
+          for: .broadcast(.entry(keypad: "front", event: event, length: 0)), now: now,
+          openTime: open) == nil)
+    }
+  }
+
+  @Test("a verdict is played on the keypad of its attempt; granted for its doors' open time")
+  func verdicts() {
+    var cues = FeedbackCues()
+    let digits = SecretDigits()
+    #expect(
+      cues.cue(
+        for: .sendCode(id: "a", keypad: "front", digits: digits, card: nil), now: now,
+        openTime: open)?.cue == .key)
+    #expect(
+      cues.cue(
+        for: .sendCode(id: "b", keypad: "side", digits: digits, card: nil), now: now, openTime: open
+      )?.keypad == "side")
+    let granted = cues.cue(
+      for: .broadcast(.verdict(id: "a", result: .granted)), now: now, openTime: open)
+    #expect(granted?.keypad == "front" && granted?.cue == .granted(open: .seconds(4)))
+    let denied = cues.cue(
+      for: .broadcast(.verdict(id: "b", result: .denied, reason: "unknown")), now: now,
+      openTime: open)
+    #expect(denied?.keypad == "side" && denied?.cue == .denied)
+    // Decided: a second verdict for the same id is no cue.
+    #expect(
+      cues.cue(for: .broadcast(.verdict(id: "a", result: .granted)), now: now, openTime: open)
+        == nil)
+    #expect(
+      cues.cue(for: .broadcast(.verdict(id: "zz", result: .denied)), now: now, openTime: open)
+        == nil)
+  }
+
+  @Test("no answer in time plays as a denial; a duress alarm is no cue of its own")
+  func timeoutAndDuress() {
+    var cues = FeedbackCues()
+    _ = cues.cue(
+      for: .sendCode(id: "t", keypad: "front", digits: SecretDigits(), card: nil), now: now,
+      openTime: open)
+    #expect(
+      cues.cue(for: .broadcast(.verdict(id: "t", result: .timeout)), now: now, openTime: open)?.cue
+        == .denied)
+    #expect(
+      cues.cue(
+        for: .broadcast(.alarm(reason: "duress", keypad: "front", id: "t")), now: now,
+        openTime: open) == nil)
+  }
+
+  @Test("a lockout blinks until it ends; 0 s ends it")
+  func lockouts() {
+    var cues = FeedbackCues()
+    let locked = cues.cue(
+      for: .broadcast(.lockout(keypad: "front", seconds: 30)), now: now, openTime: open)
+    #expect(locked?.cue == .locked(until: now + .seconds(30)))
+    #expect(
+      cues.cue(for: .broadcast(.lockout(keypad: "front", seconds: 0)), now: now, openTime: open)?
+        .cue == .unlocked)
+  }
+
+  @Test("at most 256 attempts are remembered: the oldest goes first")
+  func bounded() {
+    var cues = FeedbackCues()
+    for n in 0...FeedbackCues.maxWaiting {
+      _ = cues.cue(
+        for: .sendCode(id: "i\(n)", keypad: "k", digits: SecretDigits(), card: nil), now: now,
+        openTime: open)
+    }
+    #expect(
+      cues.cue(for: .broadcast(.verdict(id: "i0", result: .denied)), now: now, openTime: open)
+        == nil)
+    #expect(
+      cues.cue(for: .broadcast(.verdict(id: "i1", result: .denied)), now: now, openTime: open)
+        != nil)
+  }
+}
