@@ -8,7 +8,8 @@ import PinpadSystem
 /// the inputs, the watchdog.
 extension Daemon {
   func setUp(inputs given: [InputSource]?) throws(StartError) {
-    try openDoors()  // relays driven locked before anything else
+    try doors.open(config.doors, loop: loop)  // relays driven locked before anything else
+    doors.broadcast = { [unowned self] message in self.server?.broadcast(message) }
     do {
       try loop.watch(signals.fd, .readable) { [unowned self] _ in self.handleSignals() }
       try loop.watch(deadlineTimer.fd, .readable) { [unowned self] _ in
@@ -41,47 +42,18 @@ extension Daemon {
         options.inputs, config, defaultKeypad: session.defaultKeypad,
         pixelSize: display.pixelSize, loop: loop, log: log, deliver: deliver)
     }
-    if let interval = Systemd.watchdogInterval() {
-      do {
-        let timer = try Timer()
-        try loop.watch(timer.fd, .readable) { [unowned timer] _ in
-          timer.acknowledge()
-          Systemd.notify("WATCHDOG=1")
-        }
-        timer.arm(at: Clock.monotonic(), interval: .nanoseconds(interval.nanoseconds / 2))
-        watchdogTimer = timer
-      } catch {
-        throw .unavailable("cannot start the watchdog timer: \(error)")
-      }
+    do { watchdogTimer = try Watchdog.start(loop: loop) } catch {
+      throw .unavailable("cannot start the watchdog timer: \(error)")
     }
   }
 
   /// The socket systemd passed, or one bound at `--socket` / `[Socket] Path=`.
   func openSocket() throws(StartError) {
-    var missingGroups = MissingGroups()
-    let policy = try ControllerSocket.accessPolicy(config.socket, log: log, &missingGroups)
-    let fd: OwnedDescriptor
-    if let passed = Systemd.listenDescriptors().first(where: UnixSocket.isListeningStream) {
-      fd = OwnedDescriptor(taking: passed.rawValue)
-      log.info("socket: using the socket passed by systemd")
-    } else {
-      let path = options.socketPath ?? config.socket.path
-      var identity: FileIdentity?
-      fd = try ControllerSocket.bind(
-        path: path, config.socket, log: log, &missingGroups, identity: &identity)
-      ownedSocketPath = path
-      ownedSocketIdentity = identity
-      log.info("socket: listening on \(path)")
-    }
-    for line in missingGroups.warnings { log.warning(line) }
-    do {
-      let server = try SocketServer(
-        listener: fd, loop: loop, policy: policy, version: pinpaddVersion, log: log)
-      server.onRequest = { [unowned self] client, request in self.request(request, from: client) }
-      server.onClientReady = { [unowned self] _ in self.send(.clientReady) }
-      self.server = server
-    } catch {
-      throw .unavailable("socket: \(error)")
-    }
+    let (server, file) = try ControllerSocket.serve(
+      path: options.socketPath ?? config.socket.path, config.socket, loop: loop, log: log)
+    socketFile = file
+    server.onRequest = { [unowned self] client, request in self.request(request, from: client) }
+    server.onClientReady = { [unowned self] _ in self.send(.clientReady) }
+    self.server = server
   }
 }

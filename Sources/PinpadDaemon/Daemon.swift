@@ -2,22 +2,6 @@ import PinpadCore
 import PinpadProgram
 import PinpadSystem
 
-/// A failure to start: the exit code (pinpadd(8), EXIT STATUS) and one line for the person.
-public struct StartError: Error, CustomStringConvertible {
-  public var exitCode: Int32
-  public var description: String
-  public init(_ exitCode: Int32, _ description: String) {
-    self.exitCode = exitCode
-    self.description = description
-  }
-  public static func unavailable(_ text: String) -> StartError {
-    StartError(ExitCode.unavailable.rawValue, text)
-  }
-  public static func configuration(_ text: String) -> StartError {
-    StartError(ExitCode.config.rawValue, text)
-  }
-}
-
 /// The running daemon, an I/O shell around the `Session`: it turns what the inputs, the
 /// socket, the signals and the timer bring into `SessionEvent`s and carries out the
 /// `Effect`s that come back. Everything happens on the event loop's thread.
@@ -33,28 +17,22 @@ public final class Daemon {
   // is read or changed by one statement of `send` or `handleAndPerform`, neither of
   // which runs inside the other (a `send` while one is under way only queues). So they
   // go without the run-time exclusivity check (two calls into the runtime per access,
-  // a tenth of a fast replay's instructions, bench/README.md). So do `display`,
-  // `server`, `codeLine` and `lines`, read by every effect: set at start (and at a
-  // reload), from the same thread, by statements that hold no other access to them.
+  // a tenth of a fast replay's instructions, bench/README.md). So do `display` and
+  // `server`, read by every effect: set at start (and at a reload), from the same
+  // thread, by statements that hold no other access to them.
   @exclusivity(unchecked) var session: Session
   @exclusivity(unchecked) var display: Display = NoDisplay()
   var inputs: [InputSource] = []
   /// The socket server; it owns the listening socket.
   @exclusivity(unchecked) var server: SocketServer?
-  /// The socket file this process created and removes on exit (nil under systemd),
-  /// with the inode it bound: only that file is removed, never a successor's socket.
-  var ownedSocketPath: String?
-  var ownedSocketIdentity: FileIdentity?
+  /// The socket file this process bound and removes on exit (nil under systemd).
+  var socketFile: BoundSocketFile?
   let lockout: LockoutStore
   /// The monotonic clock the session and the doors are told (CLOCK_MONOTONIC; a test
   /// harness gives a manual one).
   let clock: () -> Instant
   /// Set while the loop runs and an effect asked to leave it.
   var exitCode: Int32 = 0
-  /// Where `code` lines are built (see `sendCode`).
-  @exclusivity(unchecked) private var codeLine: [UInt8] = []
-  /// Every other line is encoded here, as it goes out (`broadcast`, `reply`).
-  @exclusivity(unchecked) private var lines = OutgoingLines()
   /// `send`'s effect buffer, emptied after each event and kept, so an event allocates
   /// no array.
   @exclusivity(unchecked) private var effects: [Effect] = []
@@ -63,11 +41,8 @@ public final class Daemon {
   /// caused them, in order, so the session is never re-entered mid-list.
   @exclusivity(unchecked) private var caused: [SessionEvent] = []
   @exclusivity(unchecked) private var sending = false
-  /// The `[Door]`s (pinpadd.conf(5), [Door NAME]) and their GPIO lines (nil without
-  /// doors). Asked for its deadline after every batch; unchecked as `session` is, for the
-  /// same reasons.
-  @exclusivity(unchecked) var doors: Doors
-  var doorLines: DoorLines?
+  /// The `[Door]`s (pinpadd.conf(5), [Door NAME]) and their GPIO lines.
+  let doors: DoorControl
 
   var config: Configuration { session.config }
 
@@ -90,7 +65,7 @@ public final class Daemon {
         version: pinpaddVersion, persistent: options.stateDirectory != "none",
         screenKeypad: KeypadDevices.screenKeypad, logLevel: options.logLevel),
       config: config, saved: saved, random: SystemRandom(), idRandom: SystemRandom())
-    doors = Doors(config.doors)
+    doors = DoorControl(config.doors, log: log, clock: clock)
     do {
       loop = try EventLoop()
       deadlineTimer = try Timer()
@@ -156,7 +131,7 @@ public final class Daemon {
   /// The deadline timer's work: the session's and the doors' deadlines that are due.
   func tick() {
     send(.tick)
-    doorTick()
+    doors.tick()
   }
 
   /// The next instant the session or a door has something to do (nil: none).
@@ -208,15 +183,13 @@ public final class Daemon {
 
   private func perform(_ effect: Effect) {
     switch effect {
-    case .broadcast(let message): broadcast(message)
-    case .reply(let serial, let message):
-      if let client = server?.client(serial: serial) { reply(message, to: client) }
+    case .broadcast(let message): server?.broadcast(message)
+    case .reply(let serial, let message): server?.reply(message, toSerial: serial)
     case .sendCode(let id, let keypad, let digits, let card):
-      let sent = sendCode(id: id, keypad: keypad, digits: digits, card: card)
+      let sent = server?.sendCode(id: id, keypad: keypad, digits: digits, card: card) ?? 0
       send(.codeSent(id: id, clients: sent, connected: server?.count ?? 0))
     case .dropUnreadCode(let id): server?.dropUnreadSecrets(of: id)
-    case .attemptGranted(let id, let keypad):
-      perform(doors.granted(id: id, keypad: keypad, now: clock()))
+    case .attemptGranted(let id, let keypad): doors.granted(id: id, keypad: keypad)
     case .show(let model): display.show(model)
     case .persistLockouts(let states, let at):
       // With the socket's reserve descriptor: clients holding every other one must
@@ -226,7 +199,7 @@ public final class Daemon {
     case .notify(let line): Systemd.notify(line)
     case .log(let level, let line): log.log(level, line)
     case .reconfigure(let config):
-      lines.forget()
+      server?.lines.forget()
       if let console = display as? ConsoleDisplay {
         console.hint = DisplaySetup.hint(
           display, terminalInput: options.inputs.contains(.terminal), config.entry)
@@ -236,38 +209,6 @@ public final class Daemon {
       }
     case .stop: loop.stop()
     }
-  }
-
-  /// Queues `message` for every client; with none connected it is not even encoded.
-  func broadcast(_ message: OutgoingMessage) {
-    guard let server, server.count > 0 else { return }
-    lines.withLine(message) { server.broadcast($0) }
-  }
-
-  func reply(_ message: OutgoingMessage, to client: SocketClient) {
-    guard let server else { return }
-    lines.withLine(message) { server.send($0, to: client) }
-  }
-
-  /// Writes one `code` line to every client; returns how many took it.
-  private func sendCode(id: String, keypad: String, digits: SecretDigits, card: SecretDigits?)
-    -> Int
-  {
-    guard let server, server.count > 0 else { return 0 }
-    // Room for the longest line (every character of a name escaped as \uXXXX), so the
-    // buffer never reallocates and leaves a copy of the digits behind. It is kept
-    // (locked once, zeroed after each line) and replaced only for longer names. 192: the
-    // fixed members, a code and a card of 32 digits each.
-    let room = 192 + 6 * (id.utf8.count + keypad.utf8.count + UTCTimestamp.length)
-    if codeLine.capacity < room {
-      codeLine = [UInt8](repeating: 0, count: room)
-      codeLine.withUnsafeMutableBytes { SecretDigits.lockPages?($0.baseAddress!, $0.count) }
-    }
-    codeLine.removeAll(keepingCapacity: true)
-    DaemonMessage.appendCode(
-      id: id, keypad: keypad, digits: digits, card: card,
-      wallNanoseconds: Clock.wallNanoseconds(), to: &codeLine)
-    return server.broadcastSecret(&codeLine, id: id)  // zeroes it
   }
 
   /// After each batch of events: the screen, then the one timer.
@@ -304,27 +245,7 @@ public final class Daemon {
 
   /// An event from an input that feeds `keypad`.
   func input(_ event: SourceEvent, keypad: String) {
-    switch event {
-    case .quit: send(.quit(reason: "stopping: Ctrl-C or hang-up on the terminal input"))
-    case .deviceAdded(let path, let role):
-      send(.deviceAdded(keypad: keypad, path: path, role: role))
-    case .deviceRemoved(let path, let role):
-      send(.deviceRemoved(keypad: keypad, path: path, role: role))
-    case .dropped(let time): send(.dropped(keypad: keypad, stamp: time))
-    case .key(let code, let value, let time):
-      send(.key(keypad: keypad, code, value: value, stamp: time))
-    case .cardKey(let code, let value, let time):
-      send(.cardKey(keypad: keypad, code, value: value, stamp: time))
-    case .cardDropped: send(.cardDropped(keypad: keypad))
-    case .pointer(let action, let time):
-      let point: (x: Int, y: Int)
-      switch action {
-      case .pressed(let x, let y), .moved(let x, let y), .released(let x, let y): point = (x, y)
-      }
-      let key = display.padKey(atX: point.x, y: point.y)
-      send(.padPress(keypad: keypad, action, key: key, stamp: time))
-    case .pointerLost: send(.pointerLost)
-    }
+    send(SessionEvent(event, keypad: keypad) { [display] in display.padKey(atX: $0, y: $1) })
   }
 
   /// A client's request, answered by the session.
@@ -333,10 +254,12 @@ public final class Daemon {
     case .status:
       let shell = ShellStatus(
         inputs: inputs.map(\.name), clients: server?.count ?? 0,
-        queuedBytes: server?.bytesWaiting() ?? 0, doors: doors.isEmpty ? nil : doors.status)
+        queuedBytes: server?.bytesWaiting() ?? 0, doors: doors.status)
       send(.status(client: client.serial, shell))
     case .open(let door):
-      openDoor(door, from: client)
+      if let error = doors.open(door: door, client: client.serial) {
+        server?.reply(.error(error), to: client)
+      }
     case .verdict(let id, let granted, let message, let duress, let reason):
       send(
         .verdict(
@@ -347,7 +270,7 @@ public final class Daemon {
 
   /// Gives back everything, in reverse order of taking it. Safe to call twice.
   func tearDown() {
-    lockDoors()  // the locks first
+    doors.lockAll()  // the locks first
     for input in inputs { input.close() }
     inputs = []
     session.end()
@@ -355,53 +278,8 @@ public final class Daemon {
     display.close()
     server?.shutdown()
     server = nil
-    if let ownedSocketPath {
-      if let ownedSocketIdentity,
-        !FileSystem.remove(ownedSocketPath, ifStill: ownedSocketIdentity)
-      {
-        log.warning(
-          "socket: \(ownedSocketPath) is no longer the socket this process bound; left in place")
-      }
-      self.ownedSocketPath = nil
-    }
-    releaseDoorLines()
-  }
-}
-
-/// The signal numbers the daemon handles, spelled out so that the files that handle them
-/// (this one and DaemonMain.swift) need not import Glibc.
-public enum SignalNumbers {
-  public static let hangup: Int32 = 1
-  public static let interrupt: Int32 = 2
-  public static let terminate: Int32 = 15
-}
-
-/// A RandomNumberGenerator over getrandom(2) (scrambled keypad layouts, attempt ids),
-/// read 16 values at a time: one system call per eight attempt ids, not two per id.
-/// A value waits in this process's memory only until it is handed out, and is zeroed
-/// then; copies of the generator (the Session is a value) share one pool, so none is
-/// handed out twice.
-struct SystemRandom: RandomNumberGenerator {
-  private let pool = Pool()
-
-  mutating func next() -> UInt64 { pool.next() }
-
-  /// One thread's (the daemon's loop), like the Session that holds it.
-  private final class Pool {
-    private static let size = 16
-    @exclusivity(unchecked) private var values = [UInt64](repeating: 0, count: size)
-    @exclusivity(unchecked) private var index = size
-
-    func next() -> UInt64 {
-      if index == Self.size {
-        let filled = values.withUnsafeMutableBytes { FileSystem.fillRandom($0) }
-        guard filled else { return FileSystem.randomUInt64() }
-        index = 0
-      }
-      let value = values[index]
-      values[index] = 0
-      index += 1
-      return value
-    }
+    socketFile?.remove(log: log)
+    socketFile = nil
+    doors.release()
   }
 }

@@ -23,23 +23,50 @@ public struct CardSlot {
     case rejected
   }
 
-  private let reading = SecretDigits()
-  private var spoiled = false
-  private var lastKeyAt: Instant? = nil
+  /// Where the reader's typing is: the digits themselves are in `reading`.
+  public enum Read: Equatable, Sendable {
+    /// No read under way (none begun, or the last one ended by Enter or dropped).
+    case idle
+    /// Digits are coming; the last key came at `lastKeyAt`.
+    case reading(lastKeyAt: Instant)
+    /// A key that is not a digit, or one digit too many: refused at its Enter.
+    case spoiled(lastKeyAt: Instant)
+  }
 
-  /// The card waiting for its PIN (card+pin), nil when none.
-  public private(set) var held: SecretDigits? = nil
-  /// When the held card is wiped if no PIN has come.
-  public private(set) var heldUntil: Instant? = nil
+  /// A card read and not yet submitted: it waits for its PIN (card+pin), or for its
+  /// submit (card), until `until`. The card's digits are its own buffer's.
+  public enum Held {
+    case none
+    case card(SecretDigits, until: Instant)
+  }
+
+  private let reading = SecretDigits()
+  public private(set) var read = Read.idle
+  public private(set) var holding = Held.none
 
   public init() {}
+
+  /// The card waiting for its PIN (card+pin), nil when none.
+  public var held: SecretDigits? {
+    if case .card(let card, _) = holding { card } else { nil }
+  }
+  /// When the held card is wiped if no PIN has come.
+  public var heldUntil: Instant? {
+    if case .card(_, let until) = holding { until } else { nil }
+  }
 
   /// Digits read so far of the number being typed (tests, `description`).
   public var readingCount: Int { reading.count }
 
   /// The earliest moment something here is due: a stalled read or a held card.
   public var nextDeadline: Instant? {
-    [lastKeyAt.map { $0 + CardSlot.readTimeout }, heldUntil].compactMap { $0 }.min()
+    let stall: Instant? =
+      switch read {
+      case .idle: nil
+      case .reading(let last), .spoiled(let last): last + CardSlot.readTimeout
+      }
+    guard let until = heldUntil else { return stall }
+    return stall.map { min($0, until) } ?? until
   }
 
   /// One key event from the reader at `now`.
@@ -47,24 +74,24 @@ public struct CardSlot {
     guard value == 1, code != .numLock else { return .none }
     expireRead(now: now)
     if code == .enter || code == .kpEnter {
-      defer {
-        spoiled = false
-        lastKeyAt = nil
-      }
-      if spoiled {
+      defer { read = .idle }
+      if case .spoiled = read {
         reading.wipe()
         return .rejected
       }
       return reading.isEmpty ? .none : .card
     }
-    lastKeyAt = now
-    guard !spoiled else { return .none }
+    if case .spoiled = read {
+      read = .spoiled(lastKeyAt: now)
+      return .none
+    }
     guard let digit = code.digit, reading.count < CardSlot.maxDigits else {
       reading.wipe()
-      spoiled = true
+      read = .spoiled(lastKeyAt: now)
       return .none
     }
     reading.append(digit)
+    read = .reading(lastKeyAt: now)
     return .none
   }
 
@@ -74,24 +101,19 @@ public struct CardSlot {
   /// Keeps `card` for its PIN until `until`; a card held before is wiped (replaced).
   public mutating func hold(_ card: SecretDigits, until: Instant) {
     held?.wipe()
-    held = card
-    heldUntil = until
+    holding = .card(card, until: until)
   }
 
   /// The held card, now the caller's; nil when none.
   public mutating func takeHeld() -> SecretDigits? {
-    defer {
-      held = nil
-      heldUntil = nil
-    }
+    defer { holding = .none }
     return held
   }
 
   /// The reader lost events: the number being typed is dropped (the held card stays).
   public mutating func dropRead() {
     reading.wipe()
-    spoiled = false
-    lastKeyAt = nil
+    read = .idle
   }
 
   /// Acts on what is due at `now`; true when a held card was wiped (no PIN in time).
@@ -105,8 +127,7 @@ public struct CardSlot {
   /// Wipes the held card (a lockout, a card refused, shutdown).
   public mutating func wipeHeld() {
     held?.wipe()
-    held = nil
-    heldUntil = nil
+    holding = .none
   }
 
   /// Wipes everything.
@@ -116,8 +137,11 @@ public struct CardSlot {
   }
 
   private mutating func expireRead(now: Instant) {
-    guard let last = lastKeyAt, last + CardSlot.readTimeout <= now else { return }
-    dropRead()
+    switch read {
+    case .idle: return
+    case .reading(let last), .spoiled(let last):
+      if last + CardSlot.readTimeout <= now { dropRead() }
+    }
   }
 }
 

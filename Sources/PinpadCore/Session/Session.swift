@@ -31,20 +31,10 @@ public struct Session {
     }
   }
 
-  /// How long a failed lockout save waits before it is tried again.
-  private static let lockoutRetryInterval: Duration = .seconds(5)
-
   private let settings: Settings
   public private(set) var config: Configuration
-  /// Every keypad that has had an event, in name order (the order ticks, reloads and
-  /// `status` take them in): its entry machine, card slot and section.
-  public private(set) var keypads: [Keypad] = []
-  /// Where each of `keypads` is, by name.
-  private var keypadIndex: [String: Int] = [:]
-  /// The index `index(_:)` returned last: events come in runs from one keypad, and a
-  /// name compare is cheaper than hashing it. Checked by name before use, so it is never
-  /// wrong, only unhelpful.
-  private var lastIndex = 0
+  /// Every keypad that has had an event: its entry machine, card slot and section.
+  public private(set) var keypads = KeypadTable()
   public private(set) var attempts: AttemptBook
   public private(set) var presenter = ScreenPresenter()
   /// The keypad whose entry the screen shows: the last one used.
@@ -59,18 +49,10 @@ public struct Session {
   public var reportsStatus = true
   /// `feed`'s buffer for an entry machine's actions, kept between keys.
   private var spareActions: [EntryAction] = []
-  private var saved: SavedLockouts
-  /// What the lockout file holds (in `persistable` form), nil when unknown.
-  private var written: [String: LockoutState]?
-  /// Why the last lockout save failed, nil when the file is up to date.
-  public private(set) var lockoutSaveError: String? = nil
-  private var lockoutRetry: Instant? = nil
-  /// The latest entry time handed out (never goes back), and how far it runs ahead of
-  /// the monotonic clock.
-  private var entryNow = Instant.zero
-  /// In nanoseconds, never negative (a `Duration`'s arithmetic is 128-bit, and this is
-  /// read after every batch).
-  private var lead: Int64 = 0
+  /// The lockout states and when the file is written.
+  public private(set) var lockouts: LockoutSaving
+  /// The entry time, and how far it runs ahead of the monotonic clock.
+  private var clock = EntryClock()
   /// `[Socket]`'s DeliveryTimeoutSec and VerdictTimeoutSec in nanoseconds, added to the
   /// clock for every code (taken once: [Socket] is not reloaded).
   private let deliveryTimeout: Int64
@@ -86,11 +68,13 @@ public struct Session {
     self.config = config
     deliveryTimeout = config.socket.deliveryTimeout.nanoseconds
     verdictTimeout = config.socket.verdictTimeout.nanoseconds
-    self.saved = saved
+    lockouts = LockoutSaving(saved, persistent: settings.persistent)
     self.random = random
     attempts = AttemptBook(random: idRandom)
-    written = saved.fileDiffers ? nil : Self.persistable(saved.states, now: .zero)
   }
+
+  /// Why the last lockout save failed, nil when the file is up to date.
+  public var lockoutSaveError: String? { lockouts.error }
 
   /// The keypad a non-device input (terminal, recording) feeds: "default", or the
   /// first `[Keypad]` section when there are any.
@@ -98,31 +82,20 @@ public struct Session {
 
   private var activeMachine: EntryMachine? { activeKeypad.flatMap { machine($0) } }
 
-  /// The keypad named `name`, nil before its first event.
-  private func keypad(_ name: String) -> Keypad? { keypadIndex[name].map { keypads[$0] } }
-  public func machine(_ name: String) -> EntryMachine? { keypad(name)?.machine }
-  public func card(_ name: String) -> CardSlot? { keypad(name)?.card }
+  public func machine(_ name: String) -> EntryMachine? { keypads[name]?.machine }
+  public func card(_ name: String) -> CardSlot? { keypads[name]?.card }
 
   /// Where keypad `name` is in `keypads`, made (with a fresh entry machine, and the
-  /// state saved for it) on its first event. A new keypad is inserted in name order,
-  /// which moves those after it: an index is held only across calls that make none
-  /// (everything below a keypad's own event).
+  /// state saved for it) on its first event: an index is held only across calls that
+  /// make none (everything below a keypad's own event).
   private mutating func index(_ name: String) -> Int {
-    if lastIndex < keypads.endIndex, keypads[lastIndex].name == name { return lastIndex }
-    if let index = keypadIndex[name] {
-      lastIndex = index
-      return index
-    }
-    let keypad = Keypad(
-      name: name,
-      machine: EntryMachine(
-        rules: config.entry, lockout: config.lockout, state: saved.state(for: name)),
-      config: config.keypads.first { $0.name == name })
-    let at = keypads.firstIndex { $0.name > name } ?? keypads.endIndex
-    keypads.insert(keypad, at: at)
-    for i in at..<keypads.endIndex { keypadIndex[keypads[i].name] = i }
-    lastIndex = at
-    return at
+    if let index = keypads.find(name) { return index }
+    return keypads.insert(
+      Keypad(
+        name: name,
+        machine: EntryMachine(
+          rules: config.entry, lockout: config.lockout, state: lockouts.state(for: name)),
+        config: config.keypads.first { $0.name == name }))
   }
 
   /// When the shell must send `.tick` (monotonic clock), nil when nothing waits on time.
@@ -137,17 +110,14 @@ public struct Session {
       consider(keypads[k].machine.nextDeadline, &entry)
       consider(keypads[k].card?.nextDeadline, &entry)
     }
-    let active = activeKeypad.flatMap { name in
-      // Mostly the keypad of the last event: a name compare, not a hash.
-      lastIndex < keypads.endIndex && keypads[lastIndex].name == name
-        ? lastIndex : keypadIndex[name]
-    }
+    // Mostly the keypad of the last event: a name compare, not a hash.
+    let active = activeKeypad.flatMap { keypads.index(of: $0) }
     consider(
-      presenter.nextDeadline(phase: active.map { keypads[$0].machine.phase }, now: entryNow),
+      presenter.nextDeadline(phase: active.map { keypads[$0].machine.phase }, now: clock.now),
       &entry)
-    var wakeup = entry.map { $0.adding(nanoseconds: -lead) }
+    var wakeup = entry.map { clock.monotonic($0) }
     consider(attempts.nextDeadline, &wakeup)
-    consider(lockoutRetry, &wakeup)
+    consider(lockouts.retry, &wakeup)
     return wakeup
   }
 
@@ -169,10 +139,10 @@ public struct Session {
     case .cardKey(let keypad, let code, let value, let stamp):
       cardKey(keypad, code, value: value, stamp: stamp, now: now, &out)
     case .cardDropped(let keypad):
-      if let k = keypadIndex[keypad] { keypads[k].card?.dropRead() }
+      if let k = keypads.index(of: keypad) { keypads[k].dropCardRead() }
       log(.warning, "keypad \(keypad): card reader lost events, card read dropped", &out)
     case .dropped(let keypad, let stamp):
-      let at = advance(to: stamp, now: now)
+      let at = clock.advance(to: stamp, monotonic: now)
       log(.warning, "keypad \(keypad): events lost in the kernel (SYN_DROPPED), entry wiped", &out)
       feed(.eventsDropped, keypad: keypad, at: at, now: now, &out)
     case .deviceAdded(let keypad, let path, let role):
@@ -219,9 +189,8 @@ public struct Session {
 
   /// Wipes every entry and every held code (shutdown).
   public mutating func end() {
-    for k in keypads.indices { keypads[k].card?.wipe() }
-    keypads = []
-    keypadIndex = [:]
+    for k in keypads.indices { keypads[k].wipeCard() }
+    keypads.removeAll()
     attempts.wipeAll()
   }
 
@@ -236,29 +205,13 @@ public struct Session {
     if reportsStatus { out.append(.notify("STATUS=" + text())) }
   }
 
-  // MARK: Time
-
-  /// The entry time at monotonic `now`: never behind one already handed out.
-  private mutating func entryTime(_ now: Instant) -> Instant {
-    entryNow = max(entryNow, now.adding(nanoseconds: lead))
-    return entryNow
-  }
-
-  /// An input event stamped `stamp`: the entry gets that time (or the last one, if it is
-  /// older); a stamp ahead of the clock moves the lead.
-  private mutating func advance(to stamp: Instant, now: Instant) -> Instant {
-    lead = max(lead, stamp.nanoseconds.saturatingSubtract(now.nanoseconds))
-    entryNow = max(entryNow, stamp)
-    return entryNow
-  }
-
   // MARK: Keys
 
   private mutating func key(
     _ keypad: String, _ code: KeyCode, value: Int32, stamp: Instant, now: Instant,
     _ out: inout [Effect]
   ) {
-    let at = advance(to: stamp, now: now)
+    let at = clock.advance(to: stamp, monotonic: now)
     let k = index(keypad)
     if value == 1 {
       // Plymouth's habit: key events only at debug level, and never which digit.
@@ -279,7 +232,7 @@ public struct Session {
 
   /// The card mode of a keypad (`off` for one without a section).
   public func cardMode(_ keypad: String) -> CardMode {
-    self.keypad(keypad)?.cardMode ?? config.keypads.first { $0.name == keypad }?.cardMode ?? .off
+    keypads[keypad]?.cardMode ?? config.keypads.first { $0.name == keypad }?.cardMode ?? .off
   }
 
   /// A keypad digit that needs a card first: in `card` mode, or `card+pin` with no card
@@ -299,12 +252,12 @@ public struct Session {
     _ keypad: String, _ code: KeyCode, value: Int32, stamp: Instant, now: Instant,
     _ out: inout [Effect]
   ) {
-    let at = advance(to: stamp, now: now)
+    let at = clock.advance(to: stamp, monotonic: now)
     let mode = cardMode(keypad)
     guard mode != .off else { return }
     let k = index(keypad)
-    if keypads[k].card == nil { keypads[k].card = CardSlot() }
-    switch keypads[k].card!.key(code, value: value, now: at) {
+    let card: SecretDigits
+    switch keypads[k].readCard(code, value: value, now: at) {
     case .none:
       return
     case .rejected:
@@ -312,10 +265,9 @@ public struct Session {
       log(.info, "keypad \(keypad): card rejected (not a card number)", &out)
       presenter.showFeedback(.cardRejected, now: at)
       return
-    case .card:
-      break
+    case .card(let read):
+      card = read
     }
-    let card = keypads[k].card!.take()
     activate(keypad)
     feed(.tick, keypad: k, at: at, now: now, &out)
     switch keypads[k].machine.phase {
@@ -328,8 +280,7 @@ public struct Session {
     case .idle, .entering:
       break
     }
-    let replaced = keypads[k].card!.held != nil
-    keypads[k].card!.hold(card, until: at + keypads[k].pinAfterCard)
+    let replaced = keypads[k].hold(card, now: at)
     let cardRead = OutgoingMessage.entry(keypad: keypad, event: .cardRead, length: 0)
     if mode == .cardPin {
       log(
@@ -347,12 +298,9 @@ public struct Session {
   /// a PIN are wiped (with any PIN typed for that card), so a card never outlives its
   /// reader; a reader plugged back in starts afresh.
   private mutating func cardReaderRemoved(_ keypad: String, now: Instant, _ out: inout [Effect]) {
-    guard let k = keypadIndex[keypad], keypads[k].card != nil else { return }
-    let held = keypads[k].card!.held != nil
-    keypads[k].card!.wipe()
-    guard held else { return }
+    guard let k = keypads.index(of: keypad), keypads[k].wipeCard() else { return }
     log(.info, "keypad \(keypad): card reader removed, the held card is wiped", &out)
-    feed(.clear, keypad: k, at: entryTime(now), now: now, &out)
+    feed(.clear, keypad: k, at: clock.time(at: now), now: now, &out)
   }
 
   /// The screen turns to `keypad`: a shown verdict gives way.
@@ -370,7 +318,7 @@ public struct Session {
     _ keypad: String, _ action: PointerAction, key padKey: PadKey?, stamp: Instant,
     now: Instant, _ out: inout [Effect]
   ) {
-    let at = advance(to: stamp, now: now)
+    let at = clock.advance(to: stamp, monotonic: now)
     guard config.display.onScreenKeypad else { return }
     let activated = padPress.handle(action, key: padKey)
     presenter.pressedPadKey = padPress.shown
@@ -417,7 +365,7 @@ public struct Session {
         if event == .timeout { log(.info, "keypad \(keypad): entry timed out", &out) }
       case .submit(let digits):
         // The card read for this PIN (card+pin) or alone (an empty code).
-        let card = keypads[k].card == nil ? nil : keypads[k].card!.takeHeld()
+        let card = keypads[k].takeHeldCard()
         guard !digits.isEmpty || card != nil else {
           // Nothing to check (cannot happen: a card is held before it is submitted);
           // the keypad must not wait for a verdict that cannot come.
@@ -471,7 +419,7 @@ public struct Session {
     id: String, granted: Bool, message: String?, duress: Bool, reason: String?, client: Int,
     now: Instant, _ out: inout [Effect]
   ) {
-    let at = entryTime(now)
+    let at = clock.time(at: now)
     switch attempts.decide(id: id) {
     case .accepted(let keypad):
       let result: VerdictResult = granted ? .granted : .denied
@@ -516,13 +464,13 @@ public struct Session {
 
   /// Timeouts of the entries, of the attempts, of the screen; a lockout save retried.
   private mutating func tick(now: Instant, _ out: inout [Effect]) {
-    let at = entryTime(now)
+    let at = clock.time(at: now)
     for k in keypads.indices {
       if let deadline = keypads[k].machine.nextDeadline, deadline <= at {
         feed(.tick, keypad: k, at: at, now: now, &out)
       }
     }
-    for k in keypads.indices where keypads[k].card?.expire(now: at) ?? false {
+    for k in keypads.indices where keypads[k].expireCard(now: at) {
       log(
         .info,
         "keypad \(keypads[k].name): card wiped, no PIN within \(keypads[k].pinAfterCard.secondsText) s",
@@ -548,7 +496,7 @@ public struct Session {
       status("Waiting for keys", &out)
     }
     _ = presenter.expire(now: at)
-    if let retry = lockoutRetry, retry <= now { saveLockouts(now: now, &out) }
+    if lockouts.retryDue(now: now) { saveLockouts(now: now, &out) }
   }
 
   // MARK: Lockouts
@@ -556,63 +504,27 @@ public struct Session {
   /// Brings the saved states up to date and asks for a write when the file would change
   /// (or the last write failed).
   private mutating func saveLockouts(now: Instant, _ out: inout [Effect]) {
-    let at = entryTime(now)
-    // By index: a keypad is not copied to be read. The guesses are mostly none.
+    let at = clock.time(at: now)
+    // By index: a keypad is not copied to be read.
     for k in keypads.indices {
-      saved.states[keypads[k].name] = keypads[k].machine.lockoutState
-      if !saved.guessed.isEmpty { saved.guessed.remove(keypads[k].name) }
+      lockouts.record(keypads[k].machine.lockoutState, for: keypads[k].name)
     }
-    // A conservative lock for an unreadable file ("*") or a corrupt line ends with its
-    // lock: a garbled name is not kept in the file as a keypad.
-    if !saved.guessed.isEmpty {
-      for name in saved.guessed { forgetEndedGuess(name, at: at) }
-    }
-    forgetEndedGuess("*", at: at)
-    guard settings.persistent else { return }
-    let content = Self.persistable(saved.states, now: at)
-    guard content != written || lockoutSaveError != nil else { return }
-    written = content
-    lockoutRetry = nil
-    out.append(.persistLockouts(saved.states, now: at))
-  }
-
-  private mutating func forgetEndedGuess(_ name: String, at: Instant) {
-    if let state = saved.states[name], state.lockedUntil.map({ $0 <= at }) ?? true {
-      saved.states[name] = nil
-      saved.guessed.remove(name)
-    }
+    if let states = lockouts.save(at: at) { out.append(.persistLockouts(states, now: at)) }
   }
 
   private mutating func lockoutsSaved(failure: String?, now: Instant, _ out: inout [Effect]) {
-    guard let failure else {
-      if lockoutSaveError != nil { log(.info, "lockout state saved again", &out) }
-      lockoutSaveError = nil
-      lockoutRetry = nil
-      return
+    switch lockouts.saved(failure: failure, now: now) {
+    case .saved: break
+    case .savedAgain: log(.info, "lockout state saved again", &out)
+    case .failed(let reason, let first):
+      // Logged once per streak of failures, retried until it works; `status` says so.
+      if first {
+        log(
+          .error,
+          "cannot save lockout state: \(reason); retrying every \(Int(LockoutSaving.retryInterval.seconds)) s",
+          &out)
+      }
     }
-    // Logged once per streak of failures, retried until it works; `status` says so.
-    if lockoutSaveError == nil {
-      log(
-        .error,
-        "cannot save lockout state: \(failure); retrying every \(Int(Self.lockoutRetryInterval.seconds)) s",
-        &out)
-    }
-    lockoutSaveError = failure
-    written = nil
-    lockoutRetry = now + Self.lockoutRetryInterval
-  }
-
-  /// The states as the file says them: no empty lines, no lock that has ended.
-  static func persistable(_ states: [String: LockoutState], now: Instant)
-    -> [String: LockoutState]
-  {
-    var out: [String: LockoutState] = [:]
-    for (name, var state) in states {
-      if let until = state.lockedUntil, until <= now { state.lockedUntil = nil }
-      if state == LockoutState() { continue }
-      out[name] = state
-    }
-    return out
   }
 
   // MARK: Reload, status, screen
@@ -644,13 +556,10 @@ public struct Session {
     for k in keypads.indices {
       let name = keypads[k].name
       keypads[k].config = config.keypads.first { $0.name == name }
-      if keypads[k].cardMode == .off, keypads[k].card != nil {
-        keypads[k].card!.wipe()
-        keypads[k].card = nil
-      }
+      if keypads[k].cardMode == .off { keypads[k].wipeCard(dropSlot: true) }
     }
     out.append(.reconfigure(config))
-    let at = entryTime(now)
+    let at = clock.time(at: now)
     for k in keypads.indices {
       let actions = keypads[k].machine.reconfigure(
         rules: config.entry, lockout: config.lockout, now: at)
@@ -661,7 +570,7 @@ public struct Session {
 
   /// The `status` answer: names, phases, lengths and counts; never a digit.
   private mutating func statusReport(_ shell: ShellStatus, now: Instant) -> StatusReport {
-    let at = entryTime(now)
+    let at = clock.time(at: now)
     let keypads = self.keypads.map { keypad in
       let machine = keypad.machine
       var lockedSeconds = 0
@@ -676,7 +585,7 @@ public struct Session {
     }
     return StatusReport(
       version: settings.version, keypads: keypads, inputs: shell.inputs, clients: shell.clients,
-      queuedBytes: shell.queuedBytes, lockoutsSaved: settings.persistent && lockoutSaveError == nil,
+      queuedBytes: shell.queuedBytes, lockoutsSaved: settings.persistent && lockouts.error == nil,
       pending: attempts.attempts.count, doors: shell.doors)
   }
 
@@ -685,7 +594,8 @@ public struct Session {
     guard drawsScreen else { return }
     let awaitingPin = activeKeypad.map { card($0)?.held != nil } ?? false
     let model = presenter.model(
-      machine: activeMachine, rules: config.entry, display: config.display, now: entryTime(now),
+      machine: activeMachine, rules: config.entry, display: config.display,
+      now: clock.time(at: now),
       awaitingPin: awaitingPin)
     guard force || model != lastModel else { return }
     lastModel = model

@@ -38,3 +38,31 @@ public struct InputError: Error, CustomStringConvertible {
   public var description: String
   public init(_ description: String) { self.description = description }
 }
+
+extension SessionEvent {
+  /// What `event`, from an input that feeds `keypad`, is to the Session; `padKey` finds
+  /// the on-screen key under a pointer (the display hit-tests it).
+  init(_ event: SourceEvent, keypad: String, padKey: (_ x: Int, _ y: Int) -> PadKey?) {
+    switch event {
+    case .quit: self = .quit(reason: "stopping: Ctrl-C or hang-up on the terminal input")
+    case .deviceAdded(let path, let role):
+      self = .deviceAdded(keypad: keypad, path: path, role: role)
+    case .deviceRemoved(let path, let role):
+      self = .deviceRemoved(keypad: keypad, path: path, role: role)
+    case .dropped(let time): self = .dropped(keypad: keypad, stamp: time)
+    case .key(let code, let value, let time):
+      self = .key(keypad: keypad, code, value: value, stamp: time)
+    case .cardKey(let code, let value, let time):
+      self = .cardKey(keypad: keypad, code, value: value, stamp: time)
+    case .cardDropped: self = .cardDropped(keypad: keypad)
+    case .pointer(let action, let time):
+      let key: PadKey?
+      switch action {
+      case .pressed(let x, let y), .moved(let x, let y), .released(let x, let y):
+        key = padKey(x, y)
+      }
+      self = .padPress(keypad: keypad, action, key: key, stamp: time)
+    case .pointerLost: self = .pointerLost
+    }
+  }
+}

@@ -4,6 +4,35 @@ import PinpadSystem
 
 /// Opening the controller socket: binding its file, resolving who may connect.
 enum ControllerSocket {
+  /// The server on the socket systemd passed, or on one bound at `path` (`--socket`,
+  /// `[Socket] Path=`), with the file this process bound (nil under systemd).
+  static func serve(path: String, _ config: SocketConfig, loop: EventLoop, log: Logger)
+    throws(StartError) -> (SocketServer, BoundSocketFile?)
+  {
+    var missingGroups = MissingGroups()
+    let policy = try accessPolicy(config, log: log, &missingGroups)
+    let fd: OwnedDescriptor
+    var file: BoundSocketFile?
+    if let passed = Systemd.listenDescriptors().first(where: UnixSocket.isListeningStream) {
+      fd = OwnedDescriptor(taking: passed.rawValue)
+      log.info("socket: using the socket passed by systemd")
+    } else {
+      var identity: FileIdentity?
+      fd = try bind(path: path, config, log: log, &missingGroups, identity: &identity)
+      file = BoundSocketFile(path: path, identity: identity)
+      log.info("socket: listening on \(path)")
+    }
+    for line in missingGroups.warnings { log.warning(line) }
+    do {
+      let server = try SocketServer(
+        listener: fd, loop: loop, policy: policy, version: pinpaddVersion, log: log)
+      return (server, file)
+    } catch {
+      file?.remove(log: log)
+      throw .unavailable("socket: \(error)")
+    }
+  }
+
   /// Binds `path` with mode 0660 and the configured group. A socket file left by a
   /// daemon that died is replaced; one that still answers is not. `identity` gets the
   /// bound file's, taken before any client could connect (and unlink it).
@@ -118,6 +147,19 @@ struct MissingGroups {
         ? "the socket gets the daemon's own group, and that group may connect"
         : owner ? "the socket gets the daemon's own group" : "the daemon's own group may connect"
       return "socket: group \(name) does not exist; \(standIn)"
+    }
+  }
+}
+
+/// The socket file this process created, with the inode it bound: only that file is
+/// removed on exit, never a successor's socket.
+struct BoundSocketFile {
+  let path: String
+  let identity: FileIdentity?
+
+  func remove(log: Logger) {
+    if let identity, !FileSystem.remove(path, ifStill: identity) {
+      log.warning("socket: \(path) is no longer the socket this process bound; left in place")
     }
   }
 }

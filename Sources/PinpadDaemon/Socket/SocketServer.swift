@@ -114,6 +114,10 @@ public final class SocketServer {
   @exclusivity(unchecked) private var flushing: [SocketClient] = []
   /// Where client lines are read into (they hold no digits).
   @exclusivity(unchecked) private var chunk = [UInt8](repeating: 0, count: 8192)
+  /// Where `code` lines are built, and every other message encoded
+  /// (SocketServer+Messages.swift).
+  var codeLine: [UInt8] = []
+  var lines = OutgoingLines()
 
   /// A client sent a well-formed request.
   public var onRequest: (SocketClient, ClientRequest) -> Void = { _, _ in }
