@@ -32,6 +32,8 @@ public final class EvdevDevice {
 
   private let source: EvdevSource
   private var isClosed = false
+  /// The LEDs it has, each with whether it was on when it was opened.
+  public let ledsAtOpen: [UInt16: Bool]
   /// Keys down at open or at a resync: their events are dropped until they are released.
   private var heldKeys: Set<UInt16> = []
   private let staleDropsBefore: Instant?
@@ -133,6 +135,11 @@ public final class EvdevDevice {
         && clicks,
       hasPointer: has(EV_REL, Int(REL_X)) && has(EV_REL, Int(REL_Y))
         && has(EV_KEY, Int(BTN_LEFT)))
+    var leds: [UInt16: Bool] = [:]
+    for code in 0...Int(LED_MAX) where has(EV_LED, code) {
+      leds[UInt16(code)] = source.ledIsOn(code)
+    }
+    self.ledsAtOpen = leds
     self.heldKeys = Set(keysDown.map(\.rawValue))
   }
 
@@ -284,13 +291,15 @@ public final class EvdevDevice {
 
   // MARK: LEDs and beeper (pinpadd.conf(5), Feedback=)
 
-  /// The LED that feedback shows on: NumLock, else CapsLock, else ScrollLock, else the
+  /// The LED that feedback shows on: the first of NumLock, CapsLock and ScrollLock that
+  /// was off when the device was opened, else the first of them it has, else the
   /// device's first; nil for none (or a read-only device).
   public var feedbackLED: UInt16? {
     guard isWritable, !isClosed else { return nil }
-    let preferred = [LED_NUML, LED_CAPSL, LED_SCROLLL].map { Int($0) }
-    let all = preferred + (0...Int(LED_MAX)).filter { !preferred.contains($0) }
-    return all.first { source.has(type: EV_LED, code: $0) }.map { UInt16($0) }
+    let locks = [LED_NUML, LED_CAPSL, LED_SCROLLL].map { UInt16($0) }.filter {
+      ledsAtOpen[$0] != nil
+    }
+    return locks.first { ledsAtOpen[$0] == false } ?? locks.first ?? ledsAtOpen.keys.min()
   }
 
   /// An LED's state as the device has it: read at open, then kept by the events read.

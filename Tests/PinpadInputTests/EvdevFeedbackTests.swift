@@ -23,10 +23,18 @@ import Testing
     return (device, writer)
   }
 
-  @Test("feedback shows on NumLock first, then CapsLock, ScrollLock, else the device's own LED")
+  @Test(
+    "feedback shows on the first of NumLock, CapsLock, ScrollLock that was off at open, else the first of them, else the device's own LED"
+  )
   func feedbackLEDChoice() {
     #expect(
       device(leds: [UInt16(LED_CAPSL): false, UInt16(LED_NUML): true]).0.feedbackLED
+        == UInt16(LED_CAPSL))
+    #expect(
+      device(leds: [UInt16(LED_CAPSL): true, UInt16(LED_NUML): true]).0.feedbackLED
+        == UInt16(LED_NUML))
+    #expect(
+      device(leds: [UInt16(LED_CAPSL): false, UInt16(LED_NUML): false]).0.feedbackLED
         == UInt16(LED_NUML))
     #expect(
       device(leds: [UInt16(LED_SCROLLL): false, UInt16(LED_CAPSL): false]).0.feedbackLED
