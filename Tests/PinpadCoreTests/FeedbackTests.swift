@@ -161,6 +161,17 @@ import Testing
     #expect(early.state(at: Instant(nanoseconds: .min)).deniedLight)
     _ = early.state(at: Instant(nanoseconds: .max - 1))
   }
+
+  @Test("a door shows its keypads combined: a light if any shows it, the highest tone")
+  func combined() {
+    typealias S = Feedback.State
+    #expect(S.combined([S]()) == .rest)
+    #expect(S.combined([.rest, .rest]) == .rest)
+    #expect(
+      S.combined([S(grantedLight: true, toneHz: 1000), S(deniedLight: true), S(toneHz: 2000)])
+        == S(grantedLight: true, deniedLight: true, toneHz: 2000))
+    #expect(S.combined([S(deniedLight: true, toneHz: 300)]) == S(deniedLight: true, toneHz: 300))
+  }
 }
 
 /// Which effects are cues, for which keypad (FeedbackCues).

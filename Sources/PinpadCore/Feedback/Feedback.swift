@@ -37,6 +37,15 @@ public struct Feedback: Equatable, Sendable {
     public static let rest = State()
     /// A keypad with one LED shows either light on it.
     public var anyLight: Bool { grantedLight || deniedLight }
+    /// What a door shows for the keypads that open it: a light if any keypad shows it,
+    /// the highest tone sounding (a buzzer sounds while any does).
+    public static func combined(_ states: some Sequence<State>) -> State {
+      states.reduce(into: .rest) {
+        $0.grantedLight = $0.grantedLight || $1.grantedLight
+        $0.deniedLight = $0.deniedLight || $1.deniedLight
+        $0.toneHz = max($0.toneHz, $1.toneHz)
+      }
+    }
   }
 
   /// The pattern's timings, the same for every keypad and door.
