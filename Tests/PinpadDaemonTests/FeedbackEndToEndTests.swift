@@ -45,6 +45,13 @@ import Testing
     }
   }
 
+  /// Answers the next code message with `result` and waits for its verdict.
+  static func answer(_ client: TestClient, _ result: String) throws {
+    let code = try #require(try client.waitFor("code", timeout: 5)).message
+    client.send(json: ["type": "verdict", "id": code.string("id")!, "result": result])
+    #expect(try client.waitFor("verdict", timeout: 3) != nil)
+  }
+
   /// Runs `steps` of `step` seconds, recording after each.
   static func run(_ harness: DaemonHarness, _ recorder: Recorder, seconds: Double, from: Double) {
     var t = 0.0
@@ -70,10 +77,9 @@ import Testing
     recorder.take(at: 0)
     let rightKeys = recorder.tones()
     #expect(rightKeys.filter { $0 == 2000 }.count == 5 && Set(rightKeys) == [0, 2000])
-    let code = try #require(try client.waitFor("code", timeout: 5)).message
+    recorder.take(at: 0)
     recorder.log = []
-    client.send(json: ["type": "verdict", "id": code.string("id")!, "result": "granted"])
-    #expect(try client.waitFor("verdict", timeout: 3) != nil)
+    try Self.answer(client, "granted")
     recorder.take(at: 0)
     Self.run(harness, recorder, seconds: 3, from: 0)
     #expect(recorder.tones() == [1000, 1500, 0])
@@ -85,10 +91,9 @@ import Testing
     harness.type("9876E", numeric: true, gap: 0.05)
     recorder.take(at: 0)
     #expect(recorder.tones() == rightKeys, "a wrong PIN clicked differently")
-    let wrong = try #require(try client.waitFor("code", timeout: 5)).message
+    recorder.take(at: 0)
     recorder.log = []
-    client.send(json: ["type": "verdict", "id": wrong.string("id")!, "result": "denied"])
-    #expect(try client.waitFor("verdict", timeout: 3) != nil)
+    try Self.answer(client, "denied")
     recorder.take(at: 0)
     Self.run(harness, recorder, seconds: 1.5, from: 0)
     #expect(recorder.caps().map(\.1) == [1, 0, 1, 0, 1, 0])
@@ -96,9 +101,7 @@ import Testing
 
     // A grant, then the exit while it shows: CapsLock off, the tone silenced.
     harness.type("1111E", numeric: true, gap: 0.05)
-    let third = try #require(try client.waitFor("code", timeout: 5)).message
-    client.send(json: ["type": "verdict", "id": third.string("id")!, "result": "granted"])
-    #expect(try client.waitFor("verdict", timeout: 3) != nil)
+    try Self.answer(client, "granted")
     recorder.log = []
     recorder.take(at: 0)
     #expect(recorder.caps().map(\.1) == [1])
@@ -128,9 +131,7 @@ import Testing
     let recorder = Recorder(device)
     let client = try harness.connect()
     harness.type("1234E", keypad: "pad", numeric: true, gap: 0.05)
-    let code = try #require(try client.waitFor("code", timeout: 5)).message
-    client.send(json: ["type": "verdict", "id": code.string("id")!, "result": "granted"])
-    #expect(try client.waitFor("verdict", timeout: 3) != nil)
+    try Self.answer(client, "granted")
     recorder.take(at: 0)
     #expect(recorder.caps().map(\.1) == [1] && recorder.tones().last == 1000)
     recorder.log = []

@@ -27,20 +27,20 @@ import Testing
     "feedback shows on the first of NumLock, CapsLock, ScrollLock that was off at open, else the first of them, else the device's own LED"
   )
   func feedbackLEDChoice() {
-    #expect(
-      device(leds: [UInt16(LED_CAPSL): false, UInt16(LED_NUML): true]).0.feedbackLED
-        == UInt16(LED_CAPSL))
-    #expect(
-      device(leds: [UInt16(LED_CAPSL): true, UInt16(LED_NUML): true]).0.feedbackLED
-        == UInt16(LED_NUML))
-    #expect(
-      device(leds: [UInt16(LED_CAPSL): false, UInt16(LED_NUML): false]).0.feedbackLED
-        == UInt16(LED_NUML))
-    #expect(
-      device(leds: [UInt16(LED_SCROLLL): false, UInt16(LED_CAPSL): false]).0.feedbackLED
-        == UInt16(LED_CAPSL))
-    #expect(device(leds: [UInt16(LED_MUTE): false]).0.feedbackLED == UInt16(LED_MUTE))
-    #expect(device().0.feedbackLED == nil)
+    let (num, caps, scroll, mute) = (
+      UInt16(LED_NUML), UInt16(LED_CAPSL), UInt16(LED_SCROLLL), UInt16(LED_MUTE)
+    )
+    let cases: [(leds: [UInt16: Bool], shows: UInt16?)] = [
+      ([caps: false, num: true], caps),
+      ([caps: true, num: true], num),
+      ([caps: false, num: false], num),
+      ([scroll: false, caps: false], caps),
+      ([mute: false], mute),
+      ([:], nil),
+    ]
+    for (leds, shows) in cases {
+      #expect(device(leds: leds).0.feedbackLED == shows, "\(leds)")
+    }
   }
 
   @Test("the LED state the device had is read, and a write changes it")
