@@ -10,6 +10,8 @@ extension Daemon {
   func setUp(inputs given: [InputSource]?) throws(StartError) {
     try doors.open(config.doors, loop: loop)  // relays driven locked before anything else
     doors.broadcast = { [unowned self] message in self.server?.broadcast(message) }
+    feedback.onState = { [unowned self] keypad, state in self.doors.feedback(keypad: keypad, state)
+    }
     do {
       try loop.watch(signals.fd, .readable) { [unowned self] _ in self.handleSignals() }
       try loop.watch(deadlineTimer.fd, .readable) { [unowned self] _ in
@@ -41,6 +43,9 @@ extension Daemon {
       inputs = try InputSetup.open(
         options.inputs, config, defaultKeypad: session.defaultKeypad,
         pixelSize: display.pixelSize, loop: loop, log: log, deliver: deliver)
+    }
+    feedback.devices = { [unowned self] in
+      self.inputs.flatMap { ($0 as? FeedbackDevices)?.feedbackDevices ?? [] }
     }
     do { watchdogTimer = try Watchdog.start(loop: loop) } catch {
       throw .unavailable("cannot start the watchdog timer: \(error)")

@@ -45,6 +45,8 @@ public final class Daemon {
   @exclusivity(unchecked) private var sending = false
   /// The `[Door]`s (pinpadd.conf(5), [Door NAME]) and their GPIO lines.
   let doors: DoorControl
+  /// The keypads' LEDs and beepers (pinpadd.conf(5), Feedback=).
+  let feedback: FeedbackControl
 
   var config: Configuration { session.config }
 
@@ -68,6 +70,8 @@ public final class Daemon {
         screenKeypad: KeypadDevices.screenKeypad, logLevel: options.logLevel),
       config: config, saved: saved, random: SystemRandom(), idRandom: SystemRandom())
     doors = DoorControl(config.doors, log: log, clock: clock)
+    feedback = FeedbackControl(
+      keypads: config.keypads, doors: config.doors, log: log, clock: clock)
     do {
       loop = try EventLoop()
       deadlineTimer = try Timer()
@@ -134,6 +138,7 @@ public final class Daemon {
   func tick() {
     send(.tick)
     doors.tick()
+    feedback.tick()
   }
 
   /// The next instant the session or a door has something to do (nil: none).
@@ -142,7 +147,8 @@ public final class Daemon {
       guard let a, let b else { return a ?? b }
       return min(a, b)
     }
-    return earlier(session.nextWakeupInPlace(), doors.nextDeadline)
+    return earlier(
+      earlier(session.nextWakeupInPlace(), doors.nextDeadline), feedback.nextDeadline)
   }
 
   /// Hands `event` to the session and carries out what it asks for; then the events
@@ -185,6 +191,7 @@ public final class Daemon {
   }
 
   private func perform(_ effect: Effect) {
+    feedback.observe(effect)
     switch effect {
     case .broadcast(let message): server?.broadcast(message)
     case .reply(let serial, let message): server?.reply(message, toSerial: serial)
@@ -210,6 +217,7 @@ public final class Daemon {
       for case let devices as KeypadDevices in inputs {
         devices.reconfigure(keypads: config.keypads)
       }
+      feedback.reconfigure(keypads: config.keypads, doors: config.doors)
     case .stop: loop.stop()
     }
   }
@@ -296,6 +304,7 @@ public final class Daemon {
   /// Gives back everything, in reverse order of taking it. Safe to call twice.
   func tearDown() {
     doors.lockAll()  // the locks first
+    feedback.restoreAll()  // the LEDs as they were, the beepers silent, before the close
     for input in inputs { input.close() }
     inputs = []
     session.end()

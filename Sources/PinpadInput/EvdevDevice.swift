@@ -24,22 +24,35 @@ public final class EvdevDevice {
   public let capabilities: DeviceCapabilities
   /// The device is grabbed exclusively (EVIOCGRAB): no console or other reader sees it.
   public private(set) var isGrabbed = false
+  /// It was opened read-write: its LEDs and beeper can be driven.
+  public private(set) var isWritable = false
   /// Most events returned by one `readEvents()`, so a flooding device cannot starve the
   /// loop; the fd stays readable and the next call continues.
   public var maxEventsPerRead = 512
 
   private let source: EvdevSource
   private var isClosed = false
+  /// The LEDs it has, each with whether it was on when it was opened.
+  public let ledsAtOpen: [UInt16: Bool]
   /// Keys down at open or at a resync: their events are dropped until they are released.
   private var heldKeys: Set<UInt16> = []
   private let staleDropsBefore: Instant?
 
   /// Opens an event node (`O_RDONLY|O_NONBLOCK|O_CLOEXEC`) with CLOCK_MONOTONIC
   /// timestamps. `udev` adds syspath, links, properties and tags to the identity.
-  public convenience init(path: String, udev: DeviceIdentity? = nil) throws(SystemError) {
-    let node: OwnedDescriptor
-    do { node = try OwnedDescriptor.open(path, O_RDONLY | O_NONBLOCK) } catch {
-      throw SystemError("open", path: path, error)
+  /// `writable`: `O_RDWR` instead, so that its LEDs and beeper can be driven (`setLED`,
+  /// `sound`); a node that cannot be opened so is opened read-only (`isWritable` false).
+  public convenience init(
+    path: String, udev: DeviceIdentity? = nil, writable: Bool = false
+  ) throws(SystemError) {
+    var node = OwnedDescriptor.none
+    if writable {
+      do { node = try OwnedDescriptor.open(path, O_RDWR | O_NONBLOCK) } catch {}
+    }
+    if !node.isOpen {
+      do { node = try OwnedDescriptor.open(path, O_RDONLY | O_NONBLOCK) } catch {
+        throw SystemError("open", path: path, error)
+      }
     }
     try self.init(adopting: node, path: path, udev: udev)
   }
@@ -59,6 +72,7 @@ public final class EvdevDevice {
     // not reported as a drop. (libevdev's resync still discards what is queued when it is
     // read, e.g. the report that made it readable; tests/system/cases/evdev-kernel.sh,
     // part 4b, makes that happen.)
+    let writable = fcntl(fd, F_GETFL) & O_ACCMODE == O_RDWR
     var staleDropsBefore: Instant?
     if pinpad_evdev_use_monotonic_clock(fd) == 0 { staleDropsBefore = Clock.monotonic() }
     var device: OpaquePointer?
@@ -74,18 +88,30 @@ public final class EvdevDevice {
     self.init(
       path: path, source: LibevdevSource(node, device: device), udev: identity,
       staleDropsBefore: staleDropsBefore)
+    isWritable = writable
   }
 
   /// The test seam: a device that reads raw `struct input_event` records (see
   /// `InputEvent.kernelRecord`) from `fd`, a pipe's non-blocking read end, as if it were
   /// an evdev node with these keys, these keys down at open, and this identity. It takes
   /// ownership of `fd`.
+  /// `leds`: the LEDs it has and whether each is on; `sounds`: its EV_SND codes. What is
+  /// written to it is kept, not sent: `simulatedWrites`.
   public convenience init(
     simulating identity: DeviceIdentity, keys: [KeyCode], keysDown: [KeyCode] = [],
-    fd: consuming OwnedDescriptor
+    leds: [UInt16: Bool] = [:], sounds: [UInt16] = [], fd: consuming OwnedDescriptor
   ) {
-    let source = RecordPipeSource(fd, identity: identity, keys: keys, keysDown: keysDown)
+    let source = RecordPipeSource(
+      fd, identity: identity, keys: keys, keysDown: keysDown,
+      leds: Dictionary(uniqueKeysWithValues: leds.map { (Int($0.key), $0.value) }),
+      sounds: Set(sounds.map(Int.init)))
     self.init(path: identity.devnode, source: source, udev: identity)
+    isWritable = true
+  }
+
+  /// A simulated device's writes as (type, code, value), SYN_REPORTs included.
+  public var simulatedWrites: [(type: UInt16, code: UInt16, value: Int32)] {
+    ((source as? RecordPipeSource)?.written ?? []).map { ($0.type, $0.code, $0.value) }
   }
 
   /// `staleDropsBefore`: a SYN_DROPPED stamped before this instant is the clock switch's
@@ -109,6 +135,11 @@ public final class EvdevDevice {
         && clicks,
       hasPointer: has(EV_REL, Int(REL_X)) && has(EV_REL, Int(REL_Y))
         && has(EV_KEY, Int(BTN_LEFT)))
+    var leds: [UInt16: Bool] = [:]
+    for code in 0...Int(LED_MAX) where has(EV_LED, code) {
+      leds[UInt16(code)] = source.ledIsOn(code)
+    }
+    self.ledsAtOpen = leds
     self.heldKeys = Set(keysDown.map(\.rawValue))
   }
 
@@ -258,7 +289,65 @@ public final class EvdevDevice {
     fd = FileDescriptor(rawValue: -1)
   }
 
+  // MARK: LEDs and beeper (pinpadd.conf(5), Feedback=)
+
+  /// The LED that feedback shows on: the first of NumLock, CapsLock and ScrollLock that
+  /// was off when the device was opened, else the first of them it has, else the
+  /// device's first; nil for none (or a read-only device).
+  public var feedbackLED: UInt16? {
+    guard isWritable, !isClosed else { return nil }
+    let locks = [LED_NUML, LED_CAPSL, LED_SCROLLL].map { UInt16($0) }.filter {
+      ledsAtOpen[$0] != nil
+    }
+    return locks.first { ledsAtOpen[$0] == false } ?? locks.first ?? ledsAtOpen.keys.min()
+  }
+
+  /// An LED's state as the device has it: read at open, then kept by the events read.
+  public func ledIsOn(_ code: UInt16) -> Bool { !isClosed && source.ledIsOn(Int(code)) }
+
+  /// What the device sounds with: a tone of a given pitch (SND_TONE), else a bell
+  /// (SND_BELL, on or off); nil for none (or a read-only device).
+  public enum Beeper: Equatable, Sendable { case tone, bell }
+  public var beeper: Beeper? {
+    guard isWritable, !isClosed else { return nil }
+    if source.has(type: EV_SND, code: Int(SND_TONE)) { return .tone }
+    if source.has(type: EV_SND, code: Int(SND_BELL)) { return .bell }
+    return nil
+  }
+
+  /// Turns an LED on or off (an EV_LED write and its SYN_REPORT; the kernel drops a
+  /// write that changes nothing).
+  public func setLED(_ code: UInt16, on: Bool) -> SystemError? {
+    send(type: EV_LED, code: code, value: on ? 1 : 0)
+  }
+
+  /// Sounds `hz` (0: silence) until told otherwise: a tone has no length of its own.
+  /// A bell sounds while `hz` is not 0.
+  public func sound(hz: Int32) -> SystemError? {
+    switch beeper {
+    case .tone: send(type: EV_SND, code: UInt16(SND_TONE), value: max(0, hz))
+    case .bell: send(type: EV_SND, code: UInt16(SND_BELL), value: hz > 0 ? 1 : 0)
+    case nil: SystemError("write", path: path, Errno(EBADF))
+    }
+  }
+
+  private func send(type: Int32, code: UInt16, value: Int32) -> SystemError? {
+    guard !isClosed, isWritable else { return SystemError("write", path: path, Errno(EBADF)) }
+    var event = input_event()
+    event.type = UInt16(type)
+    event.code = code
+    event.value = value
+    var report = input_event()
+    report.type = UInt16(EV_SYN)
+    report.code = UInt16(SYN_REPORT)
+    let rc = source.write([event, report])
+    return rc == 0 ? nil : SystemError("write", path: path, Errno(-rc))
+  }
+
   private func filtered(_ event: input_event) -> InputEvent? {
+    // What was written to the device (ours or another writer's) comes back to a grabbing
+    // reader: never a key.
+    if event.type == UInt16(EV_LED) || event.type == UInt16(EV_SND) { return nil }
     if event.type == UInt16(EV_KEY), heldKeys.contains(event.code) {
       if event.value == 0 { heldKeys.remove(event.code) }
       return nil

@@ -21,7 +21,21 @@ protocol EvdevSource: AnyObject {
   func next(sync: Bool, _ event: inout input_event) -> Int32
   /// EVIOCGRAB: 0 or -errno.
   func grab(_ on: Bool) -> Int32
+  /// An LED's state in the source's view: read at open (EVIOCGLED), then kept by the
+  /// events read (a grabbing reader reads every LED write back).
+  func ledIsOn(_ code: Int) -> Bool
+  /// Writes `events` to the device (an LED, a tone); 0 or -errno.
+  func write(_ events: [input_event]) -> Int32
   func close()
+}
+
+extension EvdevSource {
+  /// write(2) of the records to `fd`: the kernel takes whole records only.
+  func writeRecords(_ events: [input_event]) -> Int32 {
+    let written = events.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+    if written < 0 { return -errno }
+    return written == events.count * MemoryLayout<input_event>.size ? 0 : -EIO
+  }
 }
 
 /// A real evdev node through libevdev.
@@ -67,6 +81,12 @@ final class LibevdevSource: EvdevSource {
 
   func grab(_ on: Bool) -> Int32 { libevdev_grab(device, on ? LIBEVDEV_GRAB : LIBEVDEV_UNGRAB) }
 
+  func ledIsOn(_ code: Int) -> Bool {
+    libevdev_get_event_value(device, UInt32(EV_LED), UInt32(code)) != 0
+  }
+
+  func write(_ events: [input_event]) -> Int32 { writeRecords(events) }
+
   func close() {
     guard let device else { return }
     libevdev_free(device)
@@ -90,6 +110,10 @@ final class RecordPipeSource: EvdevSource {
   private var buffer: [UInt8] = []
   private var pending: [input_event] = []
   private var pipe: OwnedDescriptor
+  private var leds: [Int: Bool]
+  private let sounds: Set<Int>
+  /// What was written to the device, in order (tests read it).
+  private(set) var written: [input_event] = []
   /// The key state the next resync finds (keys that changed in events the kernel
   /// dropped); nil: the state the records left.
   var keysAfterDrop: Set<Int>?
@@ -97,8 +121,10 @@ final class RecordPipeSource: EvdevSource {
   /// Takes ownership of `pipe`, a non-blocking read end.
   init(
     _ pipe: consuming OwnedDescriptor, identity: DeviceIdentity, keys: [KeyCode],
-    keysDown: [KeyCode]
+    keysDown: [KeyCode], leds: [Int: Bool] = [:], sounds: Set<Int> = []
   ) {
+    self.leds = leds
+    self.sounds = sounds
     self.fd = pipe.fd.rawValue
     self.pipe = pipe
     name = identity.name
@@ -108,7 +134,14 @@ final class RecordPipeSource: EvdevSource {
     down = Set(keysDown.map { Int($0.rawValue) })
   }
 
-  func has(type: Int32, code: Int) -> Bool { type == EV_KEY && capabilities.contains(code) }
+  func has(type: Int32, code: Int) -> Bool {
+    switch type {
+    case EV_KEY: capabilities.contains(code)
+    case EV_LED: leds[code] != nil
+    case EV_SND: sounds.contains(code)
+    default: false
+    }
+  }
   func isDown(_ code: Int) -> Bool { down.contains(code) }
   func absoluteRange(_ code: Int) -> AxisRange? { nil }
 
@@ -137,6 +170,17 @@ final class RecordPipeSource: EvdevSource {
   }
 
   func grab(_ on: Bool) -> Int32 { -ENOTTY }
+
+  func ledIsOn(_ code: Int) -> Bool { leds[code] ?? false }
+
+  func write(_ events: [input_event]) -> Int32 {
+    guard pipe.isOpen else { return -EBADF }
+    written += events
+    for event in events where event.type == UInt16(EV_LED) {
+      leds[Int(event.code)] = event.value != 0
+    }
+    return 0
+  }
 
   func close() { pipe.close() }
 }

@@ -757,3 +757,27 @@ func badCardKeys(_ bad: BadConfig) {
   ])
   #expect(config.keypads[0].cardMode == .off)
 }
+
+// MARK: - Feedback (pinpadd.conf(5), [Keypad NAME] Feedback=)
+
+@Test func feedbackIsAutoUnlessSetToNoneAndIsRendered() throws {
+  #expect(try parse("[Keypad d]\nMatch=x\n").keypads[0].feedback == .auto)
+  #expect(try parse("[Keypad d]\nMatch=x\nFeedback=\n").keypads[0].feedback == .auto)
+  let config = try parse("[Keypad d]\nMatch=x\nFeedback=none\n")
+  #expect(config.keypads[0].feedback == .none)
+  let text = config.render()
+  #expect(text.contains("PinAfterCardSec=10\nFeedback=none\n"))
+  #expect(try parse(text) == config)
+}
+
+@Test(arguments: [
+  BadConfig("[Keypad d]\nFeedback=loud", 2, "Feedback=loud is not one of auto or none"),
+  BadConfig(
+    "[Keypad d]\nfeedback=none", 2, "unknown key feedback in [Keypad d] (did you mean Feedback?)"),
+])
+func badFeedbackKeys(_ bad: BadConfig) {
+  let e = error(bad.text)
+  #expect(e?.path == "pinpadd.conf")
+  #expect(e?.line == bad.line)
+  #expect(e?.message == bad.message, "\(String(describing: e?.message))")
+}

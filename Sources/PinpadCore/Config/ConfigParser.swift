@@ -48,7 +48,9 @@ public enum ConfigParser {
   static let lockoutKeys = ["MaxFailures", "LockoutSec", "LockoutMaxSec"]
   /// The longest PinAfterCardSec=: a card held longer is a card forgotten at the door.
   public static let pinAfterCardMax: Duration = .seconds(300)
-  static let keypadKeys = ["Match", "Grab", "CardReader", "CardMode", "PinAfterCardSec"]
+  static let keypadKeys = [
+    "Match", "Grab", "CardReader", "CardMode", "PinAfterCardSec", "Feedback",
+  ]
   static let displayKeys = [
     "Output", "Device", "Font", "Prompt", "OnScreenKeypad", "KeypadLayout", "SnapshotSize",
     "Connector", "Mode", "Rotate",
@@ -313,6 +315,10 @@ private struct ConfigReader {
       let index = config.keypads.firstIndex(where: { $0.name == name })!
       config.keypads[index].cardMode =
         empty ? .off : try ConfigValue.choice(key, value, as: CardMode.self)
+    case (.keypad(let name), "Feedback"):
+      let index = config.keypads.firstIndex(where: { $0.name == name })!
+      config.keypads[index].feedback =
+        empty ? .auto : try ConfigValue.choice(key, value, as: FeedbackMode.self)
     case (.keypad(let name), "PinAfterCardSec"):
       let index = config.keypads.firstIndex(where: { $0.name == name })!
       let defaults = KeypadConfig(name: name)

@@ -57,6 +57,7 @@ extension Configuration {
           ("CardReader", keypad.cardReader.joined(separator: " ")),
           ("CardMode", keypad.cardMode.rawValue),
           ("PinAfterCardSec", seconds(keypad.pinAfterCard)),
+          ("Feedback", keypad.feedback.rawValue),
         ])
     }
     for door in doors { section("[Door \(door.name)]", door.rendered()) }

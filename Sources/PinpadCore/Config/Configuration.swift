@@ -71,7 +71,15 @@ public struct KeypadConfig: Equatable, Sendable {
   public var cardMode: CardMode = .off
   /// card+pin: the PIN must be submitted within this long after the card.
   public var pinAfterCard: Duration = .seconds(10)
+  /// What the keypad's own devices show and sound (Feedback=).
+  public var feedback: FeedbackMode = .auto
   public init(name: String) { self.name = name }
+}
+
+/// Feedback= of a `[Keypad NAME]` (pinpadd.conf(5)): the LEDs and beeper of the keypad's
+/// own devices answer keys and verdicts (`auto`), or are left alone (`none`).
+public enum FeedbackMode: String, Equatable, Sendable, CaseIterable {
+  case auto, none
 }
 
 /// What a keypad accepts from its card reader (pinpadd.conf(5), [Keypad NAME]).

@@ -16,6 +16,14 @@ public struct DoorConfig: Equatable, Sendable {
   public var exitButton: GPIOLineSpec? = nil
   public var exitButtonActiveLow = false
   public var debounce: Duration = .milliseconds(50)
+  /// Feedback at the door (pinpadd.conf(5), Buzzer=, LedGranted=, LedDenied=): outputs
+  /// driven with the keypads' patterns (`Feedback`).
+  public var buzzer: GPIOLineSpec? = nil
+  public var buzzerActiveLow = false
+  public var ledGranted: GPIOLineSpec? = nil
+  public var ledGrantedActiveLow = false
+  public var ledDenied: GPIOLineSpec? = nil
+  public var ledDeniedActiveLow = false
   public init(name: String) { self.name = name }
 
   /// Whether a granted verdict from `keypad` opens this door.
@@ -24,7 +32,8 @@ public struct DoorConfig: Equatable, Sendable {
   /// The keys of the section, in the order `render()` writes them.
   public static let keys = [
     "Keypads", "Relay", "RelayActiveLow", "OpenSec", "FailMode", "Contact", "ContactActiveLow",
-    "HeldOpenSec", "ExitButton", "ExitButtonActiveLow", "DebounceSec",
+    "HeldOpenSec", "ExitButton", "ExitButtonActiveLow", "DebounceSec", "Buzzer",
+    "BuzzerActiveLow", "LedGranted", "LedGrantedActiveLow", "LedDenied", "LedDeniedActiveLow",
   ]
   /// OpenSec= bounds: a pulse too short to hear, a door left open for minutes.
   public static let openRange: ClosedRange<Duration> = .milliseconds(100) ... .seconds(300)
@@ -155,6 +164,14 @@ extension DoorConfig {
       exitButtonActiveLow = empty ? false : try ConfigValue.boolean(key, value)
     case "DebounceSec":
       debounce = empty ? defaults.debounce : try seconds(.zero...Self.debounceMax)
+    case "Buzzer": buzzer = try line()
+    case "BuzzerActiveLow": buzzerActiveLow = empty ? false : try ConfigValue.boolean(key, value)
+    case "LedGranted": ledGranted = try line()
+    case "LedGrantedActiveLow":
+      ledGrantedActiveLow = empty ? false : try ConfigValue.boolean(key, value)
+    case "LedDenied": ledDenied = try line()
+    case "LedDeniedActiveLow":
+      ledDeniedActiveLow = empty ? false : try ConfigValue.boolean(key, value)
     default:
       if let match = Self.keys.first(where: { $0.lowercased() == key.lowercased() }) {
         throw ConfigProblem("unknown key \(key) in [Door \(name)] (did you mean \(match)?)")
@@ -169,6 +186,9 @@ extension DoorConfig {
     if let relay { out.append(("Relay", relay)) }
     if let contact { out.append(("Contact", contact)) }
     if let exitButton { out.append(("ExitButton", exitButton)) }
+    if let buzzer { out.append(("Buzzer", buzzer)) }
+    if let ledGranted { out.append(("LedGranted", ledGranted)) }
+    if let ledDenied { out.append(("LedDenied", ledDenied)) }
     return out
   }
 
@@ -187,6 +207,12 @@ extension DoorConfig {
       ("ExitButton", exitButton?.description ?? ""),
       ("ExitButtonActiveLow", boolean(exitButtonActiveLow)),
       ("DebounceSec", debounce.secondsText),
+      ("Buzzer", buzzer?.description ?? ""),
+      ("BuzzerActiveLow", boolean(buzzerActiveLow)),
+      ("LedGranted", ledGranted?.description ?? ""),
+      ("LedGrantedActiveLow", boolean(ledGrantedActiveLow)),
+      ("LedDenied", ledDenied?.description ?? ""),
+      ("LedDeniedActiveLow", boolean(ledDeniedActiveLow)),
     ]
   }
 }

@@ -11,6 +11,8 @@ final class DoorControl {
   private var lines: DoorLines?
   private let log: Logger
   private let clock: () -> Instant
+  /// Each keypad's feedback that is not at rest (a door shows its keypads' combined).
+  private var keypadFeedback: [String: Feedback.State] = [:]
   /// Where a door's messages go (every client).
   var broadcast: (OutgoingMessage) -> Void = { _ in }
 
@@ -62,6 +64,18 @@ final class DoorControl {
     log.info("door \(name): open asked by client \(serial)")
     perform(effects)
     return nil
+  }
+
+  /// A keypad's feedback changed (or may have): the doors it opens show it, combined
+  /// with their other keypads' (pinpadd.conf(5), Buzzer=, LedGranted=, LedDenied=).
+  func feedback(keypad: String, _ state: Feedback.State) {
+    guard let lines else { return }
+    keypadFeedback[keypad] = state == .rest ? nil : state
+    for door in lines.configs where door.opens(for: keypad) {
+      lines.show(
+        door.name,
+        .combined(keypadFeedback.filter { door.opens(for: $0.key) }.values))
+    }
   }
 
   /// The deadline timer fired: whatever of the doors is due.

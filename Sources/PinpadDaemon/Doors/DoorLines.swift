@@ -11,6 +11,14 @@ final class DoorLines {
     var relay: GPIOLine
     var contact: GPIOLine?
     var exitButton: GPIOLine?
+    /// `Buzzer=`, `LedGranted=`, `LedDenied=`: outputs, inactive when requested.
+    var buzzer: GPIOLine? = nil
+    var ledGranted: GPIOLine? = nil
+    var ledDenied: GPIOLine? = nil
+    /// What the feedback outputs show now.
+    var shown = Feedback.State.rest
+    var outputs: [GPIOLine] { [buzzer, ledGranted, ledDenied].compactMap { $0 } }
+    var inputs: [GPIOLine] { [contact, exitButton].compactMap { $0 } }
   }
 
   private let loop: EventLoop
@@ -113,7 +121,28 @@ final class DoorLines {
     case .failure(let error): return .failure(error)
     case .success(let line): exitButton = line
     }
-    return .success(Held(relay: relay, contact: contact, exitButton: exitButton))
+    var held = Held(relay: relay, contact: contact, exitButton: exitButton)
+    for (key, spec, activeLow, slot) in [
+      ("Buzzer", door.buzzer, door.buzzerActiveLow, \Held.buzzer),
+      ("LedGranted", door.ledGranted, door.ledGrantedActiveLow, \Held.ledGranted),
+      ("LedDenied", door.ledDenied, door.ledDeniedActiveLow, \Held.ledDenied),
+    ] {
+      guard let spec else { continue }
+      switch locate(key, spec) {
+      case .failure(let error):
+        Self.release(held)
+        return .failure(error)
+      case .success(let (path, offset)):
+        do {
+          held[keyPath: slot] = try GPIOLine.output(
+            path: path, offset: offset, activeLow: activeLow, active: false, consumer: label)
+        } catch {
+          Self.release(held)
+          return .failure(failed(key, spec, path, offset, error))
+        }
+      }
+    }
+    return .success(held)
   }
 
   /// Watches a door's inputs and reports its levels now (`onAcquired`).
@@ -164,13 +193,41 @@ final class DoorLines {
     }
   }
 
-  /// Every held relay driven locked (before exit; errors are only logged).
+  /// Shows a door's feedback (pinpadd.conf(5), Buzzer=, LedGranted=, LedDenied=): only
+  /// the lines that change are written; a failure loses the door.
+  func show(_ door: String, _ state: Feedback.State) {
+    guard var lines = held[door] else { return }
+    do {
+      if let line = lines.ledGranted, lines.shown.grantedLight != state.grantedLight {
+        try line.set(state.grantedLight)
+      }
+      if let line = lines.ledDenied, lines.shown.deniedLight != state.deniedLight {
+        try line.set(state.deniedLight)
+      }
+      if let line = lines.buzzer, (lines.shown.toneHz != 0) != (state.toneHz != 0) {
+        try line.set(state.toneHz != 0)
+      }
+      lines.shown = state
+      held[door] = lines
+    } catch {
+      lost(door, "\(error)")
+    }
+  }
+
+  /// Every held relay driven locked, the feedback outputs inactive (before exit; errors
+  /// are only logged).
   func lockAll() {
     for config in configs {
       guard let lines = held[config.name] else { continue }
       do { try lines.relay.set(config.failMode.relayActive(unlocked: false)) } catch {
         log.error("door \(config.name): cannot drive the relay locked: \(error)")
       }
+      for line in lines.outputs {
+        do { try line.set(false) } catch {
+          log.error("door \(config.name): cannot drive a feedback output inactive: \(error)")
+        }
+      }
+      held[config.name]?.shown = .rest
     }
   }
 
@@ -189,25 +246,28 @@ final class DoorLines {
 
   private func lost(_ door: String, _ reason: String) {
     guard let lines = held.removeValue(forKey: door) else { return }
-    for line in [lines.contact, lines.exitButton].compactMap({ $0 }) {
-      if let fd = line.fd { loop.unwatch(fd) }
-      line.release()
-    }
-    lines.relay.release()
+    unwatchAndRelease(lines)
     onLost(door, reason)
+  }
+
+  private func unwatchAndRelease(_ lines: Held) {
+    for line in lines.inputs {
+      if let fd = line.fd { loop.unwatch(fd) }
+    }
+    Self.release(lines)
+  }
+
+  /// Gives a door's lines back (its inputs unwatched first, by the caller).
+  private static func release(_ lines: Held) {
+    for line in lines.inputs + lines.outputs { line.release() }
+    lines.relay.release()
   }
 
   var lostDoors: [String] { configs.map(\.name).filter { held[$0] == nil } }
 
   /// Unwatches and releases every line (after `lockAll`).
   func release() {
-    for (_, lines) in held {
-      for line in [lines.contact, lines.exitButton].compactMap({ $0 }) {
-        if let fd = line.fd { loop.unwatch(fd) }
-        line.release()
-      }
-      lines.relay.release()
-    }
+    for (_, lines) in held { unwatchAndRelease(lines) }
     held = [:]
     loop.unwatch(healthTimer.fd)
   }

@@ -14,7 +14,7 @@ import PinpadSystem
 /// is seen (duplicates are dropped by device node). A device that goes away is removed
 /// from epoll at once and closed after the current batch of events, since closing an
 /// evdev descriptor can take tens of milliseconds.
-public final class KeypadDevices: InputSource {
+public final class KeypadDevices: InputSource, FeedbackDevices {
   public enum Mode: Equatable {
     case discover
     case path(String)
@@ -118,6 +118,18 @@ public final class KeypadDevices: InputSource {
     pointerMatcher = PointerMatcher(keypads: keypads)
   }
 
+  // MARK: Feedback
+
+  /// Feedback=auto (the default, a keypad without a section too): its devices are
+  /// opened read-write, for their LEDs and beeper.
+  private func showsFeedback(_ keypad: String) -> Bool {
+    (matcher.keypads.first { $0.name == keypad }?.feedback ?? .auto) == .auto
+  }
+
+  var feedbackDevices: [(keypad: String, device: EvdevDevice)] {
+    open.values.filter { $0.tracker == nil }.map { ($0.keypad, $0.device) }
+  }
+
   // MARK: Discovery
 
   /// A pointer for the on-screen keypad, when it is on and the device is one (an
@@ -139,7 +151,8 @@ public final class KeypadDevices: InputSource {
       return
     }
     do {
-      let device = try EvdevDevice(path: identity.devnode, udev: identity)
+      let device = try EvdevDevice(
+        path: identity.devnode, udev: identity, writable: showsFeedback(assignment.name))
       add(
         device, keypad: assignment.name, grab: assignment.grab,
         cardReader: assignment.isCardReader)
@@ -159,7 +172,11 @@ public final class KeypadDevices: InputSource {
 
   private func openExplicit(path: String, udev: DeviceIdentity?) throws(InputError) {
     let device: EvdevDevice
-    do { device = try EvdevDevice(path: path, udev: udev) } catch {
+    // Which keypad it feeds is known only once it is open: writable if it may be one
+    // that shows feedback.
+    let writable =
+      showsFeedback(fallbackKeypad) || matcher.keypads.contains { $0.feedback == .auto }
+    do { device = try EvdevDevice(path: path, udev: udev, writable: writable) } catch {
       throw InputError("--input \(path): \(error)")
     }
     if let expected, !device.identity.isSameDevice(as: expected) {

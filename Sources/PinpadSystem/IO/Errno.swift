@@ -14,6 +14,7 @@ public struct Errno: Error, Equatable, Hashable, Sendable, CustomStringConvertib
   public static let notPermitted = Errno(EPERM)
   public static let accessDenied = Errno(EACCES)
   public static let timedOut = Errno(ETIMEDOUT)
+  public static let noDevice = Errno(ENODEV)
 
   /// strerror(3): "Permission denied".
   public var description: String { String(cString: strerror(rawValue)) }

@@ -33,6 +33,12 @@ private func failure(_ text: String) -> ConfigError? {
       ExitButton=cp2112_gpio:2
       ExitButtonActiveLow=true
       DebounceSec=0.02
+      Buzzer=cp2112_gpio:4
+      BuzzerActiveLow=yes
+      LedGranted=cp2112_gpio:green
+      LedGrantedActiveLow=no
+      LedDenied=/dev/gpiochip1:6
+      LedDeniedActiveLow=yes
       """)
     let door = try #require(config.doors.first)
     #expect(door.name == "main")
@@ -47,6 +53,12 @@ private func failure(_ text: String) -> ConfigError? {
     #expect(door.exitButton == GPIOLineSpec(chip: .label("cp2112_gpio"), line: .offset(2)))
     #expect(door.exitButtonActiveLow)
     #expect(door.debounce == .milliseconds(20))
+    #expect(door.buzzer == GPIOLineSpec(chip: .label("cp2112_gpio"), line: .offset(4)))
+    #expect(door.buzzerActiveLow)
+    #expect(door.ledGranted == GPIOLineSpec(chip: .label("cp2112_gpio"), line: .name("green")))
+    #expect(!door.ledGrantedActiveLow)
+    #expect(door.ledDenied == GPIOLineSpec(chip: .path("/dev/gpiochip1"), line: .offset(6)))
+    #expect(door.ledDeniedActiveLow)
     let rendered = config.render()
     #expect(rendered.contains("[Door main]\nKeypads=front side\nRelay=/dev/gpiochip0:17\n"))
     #expect(try parse(rendered) == config)
@@ -58,6 +70,7 @@ private func failure(_ text: String) -> ConfigError? {
     #expect(door.open == .seconds(3) && door.failMode == .secure)
     #expect(door.heldOpen == .seconds(30) && door.debounce == .milliseconds(50))
     #expect(door.contact == nil && door.exitButton == nil && !door.relayActiveLow)
+    #expect(door.buzzer == nil && door.ledGranted == nil && door.ledDenied == nil)
   }
 
   @Test func aLabelMayHoldAColonTheLineIsAfterTheLastOne() {
@@ -93,6 +106,17 @@ private func failure(_ text: String) -> ConfigError? {
     (
       "[Door d]\nRelay=c:1\nContact=c:1\n", 3,
       "[Door d] Contact=c:1 is the same line as [Door d] Relay="
+    ),
+    ("[Door d]\nRelay=c:1\nBuzzer=c\n", 3, "Buzzer=c is not CHIP:LINE"),
+    ("[Door d]\nRelay=c:1\nLedDeniedActiveLow=2\n", 3, "is not a boolean"),
+    ("[Door d]\nRelay=c:1\nledgranted=c:2\n", 3, "(did you mean LedGranted?)"),
+    (
+      "[Door d]\nRelay=c:1\nLedGranted=c:2\nLedDenied=c:2\n", 4,
+      "[Door d] LedDenied=c:2 is the same line as [Door d] LedGranted="
+    ),
+    (
+      "[Door d]\nRelay=c:1\nBuzzer=c:1\n", 3,
+      "[Door d] Buzzer=c:1 is the same line as [Door d] Relay="
     ),
     (
       "[Door a]\nRelay=c:1\n[Door b]\nRelay=/dev/gpiochip0:1\nExitButton=c:1\n", 5,

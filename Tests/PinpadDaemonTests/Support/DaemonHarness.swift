@@ -1,5 +1,6 @@
 import Foundation
 import PinpadCore
+import PinpadInput
 import PinpadProgram
 import PinpadSystem
 import PinpadTestSupport
@@ -189,13 +190,18 @@ final class DaemonHarness {
 
 /// The harness's input: what it is handed goes straight to the daemon, as a keypad's
 /// events would.
-final class HarnessInput: InputSource {
+final class HarnessInput: InputSource, FeedbackDevices {
   let name = "harness"
+  /// The devices whose LEDs and beeper the daemon's feedback writes to (simulated ones).
+  var feedbackDevices: [(keypad: String, device: EvdevDevice)] = []
   private(set) var deliver: ((String, SourceEvent) -> Void)?
   func start(loop: EventLoop, deliver: @escaping (String, SourceEvent) -> Void) {
     self.deliver = deliver
   }
-  func close() { deliver = nil }
+  func close() {
+    deliver = nil
+    feedbackDevices = []
+  }
 }
 
 /// The harness's clock, shared with the daemon's closure.

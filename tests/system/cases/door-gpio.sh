@@ -1,12 +1,17 @@
 # A door (SPEC §10) on a real kernel GPIO driver: helpers/cp2112-sim.py plays a CP2112
 # through /dev/uhid, the in-tree hid-cp2112 driver gives /dev/gpiochipN (label
-# cp2112_gpio); line 0 is the lock relay, 1 the door contact, 2 the exit button. The
+# cp2112_gpio); line 0 is the lock relay, 1 the door contact, 2 the exit button, 3 the
+# buzzer, 4 the granted LED, 5 the denied LED (LedDeniedActiveLow=yes). The
 # simulator logs every level the driver sets, with the guest's CLOCK_MONOTONIC, and
 # takes input levels on a FIFO; helpers/door-controller.py grants the one PIN and
 # stamps every message. PINs are typed on the USB keyboard by door-gpio.host.py.
 # Checked: the relay is driven locked first; a granted PIN pulses it for OpenSec
 # (never shorter by more than 100 ms, measured on the chip's side; a starved guest may
-# be up to 0.5 s late), a denied one never touches it; forced,
+# be up to 0.5 s late), a denied one never touches it; the door's feedback
+# (pinpadd.conf(5), Buzzer=, LedGranted=, LedDenied=): inactive from the start, a grant
+# lights the granted LED for OpenSec with the buzzer on for its two-tone, a denial
+# blinks the denied LED three times with the buzzer on for its tone, keys click, and
+# SIGTERM leaves every output inactive; forced,
 # opened/closed, held_open, exit; `pinpadctl open` from root unlocks, from nobody not;
 # the chip going away (the relay alone on it: see there) is one log line and a status
 # field, and its return re-locks;
@@ -74,6 +79,10 @@ Contact=cp2112_gpio:1
 HeldOpenSec=1
 ExitButton=cp2112_gpio:2
 DebounceSec=0.02
+Buzzer=cp2112_gpio:3
+LedGranted=cp2112_gpio:4
+LedDenied=cp2112_gpio:5
+LedDeniedActiveLow=yes
 CONF
 $RIG_BIN/pinpadd --check-config --config $run/pinpadd.conf >"$RIG_SCRATCH/check.txt" 2>&1 ||
   { cat "$RIG_SCRATCH/check.txt"; rig_fail "--check-config refused the door"; }
@@ -111,6 +120,12 @@ start_daemon 1
 first=$(grep -m1 " out 0 " "$sim_log" | cut -d' ' -f4)
 [ "$first" = 0 ] || { dump; rig_fail "the relay's first level was $first, not locked"; }
 grep -q " out 0 1" "$sim_log" && rig_fail "the relay unlocked at start"
+# The feedback outputs start inactive: buzzer and granted LED 0, the denied LED
+# (active-low) 1.
+for want in "3 0" "4 0" "5 1"; do
+  first=$(grep -m1 " out ${want% *} " "$sim_log" | cut -d' ' -f4)
+  [ "$first" = "${want#* }" ] || { dump; rig_fail "output ${want% *} first set to '$first', not ${want#* }"; }
+done
 
 step=0
 type_keys() { step=$((step + 1)); echo "$*" >"$RIG_SCRATCH/keys-$step"; rig_signal "keys-$step"; }
@@ -137,6 +152,57 @@ before=$(relay_changes)
 type_keys $(pin_keys $wrong)
 wait_for 1 '"result":"denied"' "$messages" "denied verdict"
 [ "$(relay_changes)" = "$before" ] || rig_fail "a denied PIN moved the relay"
+rig_nap 2 # the denial's three blinks and tone
+# The door's feedback over time (the chip's stamps): the grant, the wrong PIN's keys,
+# the denial.
+python3 - "$verdicts" "$sim_log" <<'PY' || { dump; rig_fail "the door's feedback is not what pinpadd.conf(5) promises"; }
+import sys
+verdicts = [l.split() for l in open(sys.argv[1])]
+grant = [int(v[0]) for v in verdicts if v[2] == "granted"][0]
+deny = [int(v[0]) for v in verdicts if v[2] == "denied"][0]
+outs = [tuple(int(w) for w in (l.split()[0], l.split()[2], l.split()[3]))
+        for l in open(sys.argv[2]) if l.split()[1] == "out"]
+def line(n, start, end):
+    return [(t, v) for t, o, v in outs if o == n and start <= t < end]
+def level(n, at):  # the line's last level set at or before `at`
+    before = [v for t, o, v in outs if o == n and t <= at]
+    return before[-1] if before else None
+s = 1e9
+failures = []
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+# Grant: LedGranted on for OpenSec (0.5 s), the buzzer on with it for the two-tone
+# (300 ms); the denied LED untouched.
+lit = line(4, grant, deny)
+check([v for _, v in lit] == [1, 0], "granted LED %r" % lit)
+if len(lit) == 2:
+    on, off = lit[0][0], lit[1][0]
+    check(0.4 <= (off - on) / s <= 1.5, "granted LED lit %.2f s for OpenSec=0.5" % ((off - on) / s))
+    check(level(3, on + 0.05 * s) == 1, "the buzzer is not on with the grant")
+    quiet = [t for t, v in line(3, on, on + 2 * s) if v == 0]
+    check(quiet and 0.2 <= (quiet[0] - on) / s <= 1.2,
+          "the grant's buzzer ended %r s after the light" % ([(t - on) / s for t in quiet[:1]]))
+check(line(5, grant, deny) == [], "the grant blinked the denied LED")
+# The wrong PIN's keys click on the buzzer.
+check(any(v == 1 for _, v in line(3, grant + 0.4 * s, deny)), "no click for the wrong PIN's keys")
+# Denial: three blinks of the denied LED (active-low: 0 is lit), the buzzer on for its
+# tone (700 ms); the granted LED untouched.
+blinks = line(5, deny, deny + 4 * s)
+check([v for _, v in blinks] == [0, 1] * 3, "denied LED %r" % blinks)
+if blinks:
+    steps = [(b[0] - a[0]) / s for a, b in zip(blinks, blinks[1:])]
+    check(all(0.1 <= d <= 0.8 for d in steps), "denied LED steps %r s" % steps)
+    on = blinks[0][0]
+    check(level(3, on + 0.05 * s) == 1, "the buzzer is not on with the denial")
+    quiet = [t for t, v in line(3, on, on + 3 * s) if v == 0]
+    check(quiet and 0.5 <= (quiet[0] - on) / s <= 1.6,
+          "the denial's buzzer ended %r s after the blink" % ([(t - on) / s for t in quiet[:1]]))
+check(line(4, deny, deny + 4 * s) == [], "the denial lit the granted LED")
+for f in failures:
+    print("guest: FAIL: " + f)
+sys.exit(1 if failures else 0)
+PY
 
 # The contact opening while locked: opened, forced; closing: closed, relay untouched.
 contact 1
@@ -268,6 +334,10 @@ wait $daemon || rc=$?
 t_off=$(awk -v on="$t_on" '$2 == "out" && $3 == 0 && $4 == 0 && $1 > on { print $1; exit }' "$sim_log")
 [ -n "$t_off" ] || rig_fail "SIGTERM left the relay unlocked"
 [ $(( (t_off - t_on) / 1000000 )) -lt 4000 ] || rig_fail "the relay locked only when the pulse ended, not at SIGTERM"
+for want in "3 0" "4 0" "5 1"; do
+  last=$(grep " out ${want% *} " "$sim_log" | tail -1 | cut -d' ' -f4)
+  [ "$last" = "${want#* }" ] || { dump; rig_fail "output ${want% *} left at '$last' after SIGTERM, not ${want#* }"; }
+done
 wait $controller 2>/dev/null
 
 # SIGKILL during an open pulse: the line is released as it was (cp2112 keeps its latch);
