@@ -229,11 +229,13 @@ for package in "${packages[@]}"; do
   done
   pass "control: $package $version $(field "$package" Architecture), Installed-Size $(field "$package" Installed-Size) KiB, Depends: $depends"
 done
-# Issue 25's budget for the package that goes on a keypad board: 6 MiB installed (amd64;
-# the arm64 figure is printed by the loop above, not held to it yet).
+# The budget for the package that goes on a keypad board (amd64; the arm64 figure is
+# printed by the loop above, not held to it yet): issue 25's 6 MiB, plus 256 KiB since
+# 2026-12-07 for the DRM/KMS screen (issue 44) and the keypad's LEDs and beeper (issue 45),
+# which took it from 6 092 to 6 255 KiB (bench/README.md, "Package size, 2026-12-07").
 if [[ $arch == amd64 ]]; then
-  (($(field pinpadd Installed-Size) <= 6144)) ||
-    fail "pinpadd: Installed-Size $(field pinpadd Installed-Size) KiB, over the 6144 KiB budget"
+  (($(field pinpadd Installed-Size) <= 6400)) ||
+    fail "pinpadd: Installed-Size $(field pinpadd Installed-Size) KiB, over the 6400 KiB budget"
 fi
 # The direction: a keypad board needs pinpadctl to listen or for the reference
 # controller, so pinpadd recommends it; a controller host needs no daemon.
