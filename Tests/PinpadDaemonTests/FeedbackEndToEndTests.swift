@@ -19,7 +19,9 @@ import Testing
     var fds: [Int32] = [0, 0]
     precondition(pipe(&fds) == 0)
     _ = fcntl(fds[0], F_SETFL, O_NONBLOCK)
-    _ = Glibc.close(fds[1])
+    // The write end is not needed: owned here, so it is closed once, now.
+    var writer = OwnedDescriptor(taking: fds[1])
+    writer.close()
     return EvdevDevice(
       simulating: DeviceIdentity(devnode: "/dev/input/event7", name: "Pad"),
       keys: [.keypad(1), .kpEnter], leds: [numLock: true, capsLock: false], sounds: [tone],
