@@ -196,10 +196,15 @@ final class SiteService {
         defer { explicitZero(&signed, signed.count) }
         replica.signature = try key.sign(signed)
         payload = replica.encoded()
+        guard payload.count <= Replica.maxBytes else {
+          explicitZero(&payload, payload.count)
+          junk.say("\(shown(deviceTopic)): no replica sent: it would be over 16 MiB", log)
+          return
+        }
         try controller.accessLog.commitGeneration(deviceTopic, generation)
         recovered()
       } catch {
-        failed("\(deviceTopic): no replica sent: \(error)")
+        failed("\(shown(deviceTopic)): no replica sent: \(error)")
         return
       }
       defer { explicitZero(&payload, payload.count) }

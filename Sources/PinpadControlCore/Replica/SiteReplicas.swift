@@ -158,15 +158,16 @@ extension SiteReplicas {
   }
 
   /// What `topic` is under the device filter `devices`. The site's own status topic
-  /// (`siteStatusTopic`) is not a device's.
+  /// (`siteStatusTopic`) is not a device's, nor one whose last level cannot be a
+  /// replica's device (`Replica.deviceProblem`).
   public static func classify(_ topic: String, devices: String) -> Topic? {
     let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
     let depth = devices.split(separator: "/", omittingEmptySubsequences: false).count
     guard levels.count == depth + 1 || levels.count == depth + 2 else { return nil }
     let deviceTopic = levels[0..<depth].joined(separator: "/")
-    guard deviceTopic != siteTopic, MQTTTopic.matches(deviceTopic, filter: devices) else {
-      return nil
-    }
+    guard deviceTopic != siteTopic, MQTTTopic.matches(deviceTopic, filter: devices),
+      depth >= 1, Replica.deviceProblem(Array(levels[depth - 1].utf8)) == nil
+    else { return nil }
     if levels.count == depth + 1 {
       switch levels[depth] {
       case "status": return .status(deviceTopic: deviceTopic)

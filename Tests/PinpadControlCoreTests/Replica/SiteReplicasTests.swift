@@ -138,6 +138,9 @@ import Testing
     #expect(kind("other/door1/status") == nil)
     // The site's own status is not a device's.
     #expect(kind(SiteReplicas.siteStatusTopic) == nil)
+    // A level a replica could not name (a control character, over 256 bytes).
+    #expect(kind("pinpadd/door\u{7F}/status") == nil)
+    #expect(kind("pinpadd/" + String(repeating: "d", count: 257) + "/status") == nil)
     #expect(SiteReplicas.deviceName("pinpadd/door1") == "door1")
     let fixed = SiteReplicas.deviceFilter(codes: "site/a/door7/+/code")
     #expect(
