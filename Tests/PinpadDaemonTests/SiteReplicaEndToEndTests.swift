@@ -129,6 +129,9 @@ struct SiteReplicaEndToEndTests {
     let first = try #require(
       replicas.waitFor(publicKey) { Self.names($0) == ["alice", "bob"] }, "\(serve.log)")
     #expect(first.device == "door1")
+    // No replica of door1 ever held carol, whose doors are door2's.
+    let all = replicas.messages.compactMap { try? Replica.parse($0.bytes).get().replica }
+    #expect(!all.isEmpty && all.allSatisfy { !Self.names($0).contains("carol") })
     // Retained: a device that subscribes later gets it at once.
     let later = try Replicas(broker, "pinpadd/door1/replica", dir: dir)
     #expect(E2E.waitUntil(timeout: 10) { later.messages.first?.retained == true })

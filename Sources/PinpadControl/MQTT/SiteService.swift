@@ -26,6 +26,9 @@ final class SiteService {
   let tagKeyPath: String?
   private var replicas: SiteReplicas
   private var receipts: LogReceipts
+  /// False after a failed commit until `receipts` is read again from the database (no
+  /// entry is taken meanwhile: the doors send them again).
+  private var receiptsRead = true
   private var codesSeen: UInt64
   private var nextCodesCheck = Clock.monotonic()
   /// Entries received since the last turn: (device name, entry).
@@ -105,7 +108,7 @@ final class SiteService {
       junk.say("\(shown(topic)): an entry of another device's log; refused", log)
       return
     }
-    guard entries.count < Self.maxEntriesPerTurn else { return }
+    guard receiptsRead, entries.count < Self.maxEntriesPerTurn else { return }
     switch receipts.receive(device: device, log: entry.log, seq: entry.seq) {
     case .store:
       var kept = entry
@@ -124,6 +127,7 @@ final class SiteService {
   /// checked, and the replicas due published.
   func turn(_ client: MQTTClient?, connected: Bool) {
     storeAndAck(connected ? client : nil)
+    if !receiptsRead { rereadReceipts() }
     let now = Clock.monotonic()
     if now >= nextCodesCheck {
       nextCodesCheck = now + Self.codesCheck
@@ -134,6 +138,12 @@ final class SiteService {
       }
     }
     if let client, connected { publishDue(client) }
+  }
+
+  private func rereadReceipts() {
+    guard let stored = try? controller.accessLog.logReceipts() else { return }
+    receipts = LogReceipts(restoring: stored)
+    receiptsRead = true
   }
 
   /// When the loop must wake next at the latest.
@@ -155,9 +165,8 @@ final class SiteService {
       } catch {
         failed("\(error); the doors' log entries are taken when they are sent again")
         // What is stored is what the database says: the door sends the rest again.
-        if let stored = try? controller.accessLog.logReceipts() {
-          receipts = LogReceipts(restoring: stored)
-        }
+        receiptsRead = false
+        rereadReceipts()
         entries.removeAll()
         toAck.removeAll()
         return
