@@ -9,12 +9,7 @@
 # Prints one `name: value` line per figure; asserts nothing.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-# BENCH_BIN: the release binaries' folder (bench/run.sh sets it). Run alone, it builds
-# them the Makefile's way first.
-if [ -z "${BENCH_BIN:-}" ]; then
-  make -s --no-print-directory release >&2
-  BENCH_BIN=.build/release
-fi
+. bench/parts/bin.sh
 PINPADCTL=$BENCH_BIN/pinpadctl
 [ -x "$PINPADCTL" ] || { echo "site.sh: no $PINPADCTL" >&2; exit 66; }
 [ -x /usr/sbin/mosquitto ] || { echo "site.sh: no mosquitto" >&2; exit 69; }
