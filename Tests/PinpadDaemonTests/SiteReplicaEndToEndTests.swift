@@ -110,11 +110,19 @@ struct SiteReplicaEndToEndTests {
   )
   func replicas() throws {
     let (dir, broker, keyPath, publicKey) = try Self.site()
-    let alice = try AccessControlEndToEndTests.hash(["alice"], "2468\n")
-    let bob = try AccessControlEndToEndTests.hash(["bob"], "1357\n") + ":doors=door1/front"
-    let carol = try AccessControlEndToEndTests.hash(["carol"], "9753\n") + ":doors=door2/*"
-    let codes = ControllerEndToEndTests.writeCodes(
-      dir, [alice, bob, carol, ""].joined(separator: "\n"))
+    // With the key beside the codes file (hash makes it): the lines have tags, and the
+    // replica carries the key.
+    let codes = ControllerEndToEndTests.writeCodes(dir, "")
+    func hash(_ name: String, _ pin: String) throws -> String {
+      try AccessControlEndToEndTests.hash([name, "--codes", codes], pin + "\n")
+    }
+    let alice = try hash("alice", "2468")
+    let bob = try hash("bob", "1357") + ",doors=door1/front"
+    let carol = try hash("carol", "9753") + ",doors=door2/*"
+    #expect(alice.contains(":tag="))
+    _ = ControllerEndToEndTests.writeCodes(dir, [alice, bob, carol, ""].joined(separator: "\n"))
+    let tagKey = CodeTagKey.keyBytes(
+      file: try Array(Data(contentsOf: URL(fileURLWithPath: codes + ".key"))))
     let arguments = Self.serveArguments(dir, broker, codes: codes, key: keyPath)
     let status = try Subscriber(broker, SiteReplicas.siteStatusTopic, dir: dir)
     var serve = try Background(E2E.pinpadctl, arguments, dir: dir, name: "serve")
@@ -129,6 +137,7 @@ struct SiteReplicaEndToEndTests {
     let first = try #require(
       replicas.waitFor(publicKey) { Self.names($0) == ["alice", "bob"] }, "\(serve.log)")
     #expect(first.device == "door1")
+    #expect(first.tagKey != nil && first.tagKey == tagKey)
     // No replica of door1 ever held carol, whose doors are door2's.
     let all = replicas.messages.compactMap { try? Replica.parse($0.bytes).get().replica }
     #expect(!all.isEmpty && all.allSatisfy { !Self.names($0).contains("carol") })
