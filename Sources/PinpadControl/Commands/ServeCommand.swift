@@ -14,7 +14,9 @@ import PinpadSystem
 /// goes away (restart, upgrade) it reconnects, retrying every second, so a door keeps
 /// working across daemon restarts; only a `forbidden` answer, which retrying cannot fix,
 /// ends it. The secrets are checked in place in one fixed buffer and zeroed; no code or
-/// card number is ever printed. With `--mqtt` it answers a fleet (`FleetController`).
+/// card number is ever printed. With `--mqtt` it answers a fleet (`FleetController`);
+/// with `--sign-key` too it is the site of doors that decide by themselves
+/// (`SiteService`: their signed replicas and their logs).
 enum ServeCommand {
   static let usage =
     "serve --codes FILE [--key FILE] [--state-dir DIR] [--keep-days N] [--config FILE]"

@@ -13,7 +13,8 @@ import PinpadSystem
 /// Its own lockout per DEVICE/KEYPAD (`Controller`, file `fleet-lockout` in the state
 /// directory) denies with `"reason":"locked"` unchecked; a payload over `maxPayload` is
 /// dropped unparsed; what it logs of a topic or id is cleaned (`UntrustedText`), and
-/// lines about junk messages are rate-limited (`JunkLog`).
+/// lines about junk messages are rate-limited (`JunkLog`). With `--sign-key` its
+/// `SiteService` takes the site's topics and runs after each turn of the loop.
 enum FleetController {
   static let defaultFilter = "pinpadd/+/+/code"
   /// Payloads over 64 KiB are dropped unparsed (docs/protocol.md, "Fleet: topics"). A
