@@ -79,7 +79,7 @@ final class SiteService {
     switch kind {
     case .status(let deviceTopic):
       let online = bytes.elementsEqual("online".utf8)
-      if !replicas.status(deviceTopic: deviceTopic, online: online) {
+      if !replicas.status(deviceTopic: deviceTopic, online: online), online {
         junk.say("\(shown(topic)): one device too many; ignored", log)
       }
     case .keypadState(let deviceTopic, let keypad):
