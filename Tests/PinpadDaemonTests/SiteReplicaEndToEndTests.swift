@@ -101,6 +101,20 @@ struct SiteReplicaEndToEndTests {
     ]
   }
 
+  /// A site with an empty codes file: its directory, broker and `serve` arguments.
+  static func siteWithoutPeople() throws -> (TempDir, Broker, [String]) {
+    let (dir, broker, keyPath, _) = try site()
+    let codes = ControllerEndToEndTests.writeCodes(dir, "")
+    return (dir, broker, serveArguments(dir, broker, codes: codes, key: keyPath))
+  }
+
+  /// `serve` started, once it is connected to the broker.
+  static func started(_ arguments: [String], _ dir: TempDir, _ name: String) throws -> Background {
+    let serve = try Background(E2E.pinpadctl, arguments, dir: dir, name: name)
+    #expect(E2E.waitUntil(timeout: 15) { serve.log.contains("connected to") }, "\(serve.log)")
+    return serve
+  }
+
   static func names(_ replica: Replica) -> [String] {
     replica.lines.map { String(decoding: $0.prefix { $0 != 0x3A }, as: UTF8.self) }
   }
@@ -187,15 +201,56 @@ struct SiteReplicaEndToEndTests {
   }
 
   @Test(
+    "kill -9 of the site during a burst of 500 entries, then the door's resend: each stored exactly once, all acked"
+  )
+  func killedDuringABurst() throws {
+    // A door's 500 decisions, its log made anew (a random id).
+    let logID = LogCursor.newLogID(random: (0..<16).map { _ in UInt8.random(in: 0...255) })
+    let burst = (1...500).map {
+      LogEntry(
+        log: logID, seq: UInt64($0), atMs: 1_796_619_600_000 + Int64($0), device: "door1",
+        keypad: "front", person: "alice", granted: true, reason: nil, duress: false
+      ).json
+    }.joined(separator: "\n")
+    let (dir, broker, arguments) = try Self.siteWithoutPeople()
+    let lines = dir.write("burst.txt", burst + "\n")
+    var serve = try Self.started(arguments, dir, "serve")
+    let acks = try Subscriber(broker, "pinpadd/door1/log/ack", dir: dir)
+    func publishAll() throws -> Process {
+      let pub = Process()
+      pub.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_pub")
+      pub.arguments = broker.clientArguments + ["-q", "1", "-t", "pinpadd/door1/log", "-l"]
+      pub.standardInput = FileHandle(forReadingAtPath: lines)
+      pub.standardOutput = FileHandle.nullDevice
+      pub.standardError = FileHandle.nullDevice
+      try pub.run()
+      return pub
+    }
+    let first = try publishAll()
+    E2E.sleep(Double.random(in: 0.02...0.3))
+    serve.kill(SIGKILL)
+    first.waitUntilExit()
+    serve = try Self.started(arguments, dir, "serve2")
+    // The door sends again everything not acknowledged: here, all of it.
+    let again = try publishAll()
+    again.waitUntilExit()
+    #expect(
+      acks.waitFor("pinpadd/door1/log/ack", timeout: 30) { ($0.json?["upto"] as? Int) == 500 }
+        != nil, "\(serve.log)")
+    let run = try runProgram(
+      E2E.pinpadctl, ["log", "--state-dir", dir.file("state"), "--json"], input: "")
+    let rows = RulesEndToEndTests.jsonLines(run.stdout)
+    let times = rows.compactMap { $0["at"] as? String }
+    #expect(rows.count == 500, "\(run.stderr)")
+    #expect(Set(times).count == 500)
+  }
+
+  @Test(
     "the doors' log entries are stored once per (device, log, seq), acked, refused for another device, and shown by pinpadctl log"
   )
   func doorLogs() throws {
-    let (dir, broker, keyPath, _) = try Self.site()
-    let codes = ControllerEndToEndTests.writeCodes(dir, "")
-    let arguments = Self.serveArguments(dir, broker, codes: codes, key: keyPath)
-    var serve = try Background(E2E.pinpadctl, arguments, dir: dir, name: "serve")
-    #expect(
-      E2E.waitUntil(timeout: 15) { serve.log.contains("connected to") }, "\(serve.log)")
+    let (dir, broker, arguments) = try Self.siteWithoutPeople()
+    var serve = try Self.started(arguments, dir, "serve")
     let acks = try Subscriber(broker, "pinpadd/+/log/ack", dir: dir)
     let logID = LogCursor.newLogID(random: Array(0..<16))
     func entry(_ seq: UInt64, device: String = "door1", granted: Bool = true) -> String {
@@ -216,9 +271,7 @@ struct SiteReplicaEndToEndTests {
 
     // Restarted, it still knows what it holds: a resend is stored no more and acked.
     serve.kill(SIGKILL)
-    serve = try Background(E2E.pinpadctl, arguments, dir: dir, name: "serve2")
-    #expect(
-      E2E.waitUntil(timeout: 15) { serve.log.contains("connected to") }, "\(serve.log)")
+    serve = try Self.started(arguments, dir, "serve2")
     let seen = acks.messages.count
     try broker.publish("pinpadd/door1/log", entry(1))
     try broker.publish("pinpadd/door1/log", entry(3))
