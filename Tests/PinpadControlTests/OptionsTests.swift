@@ -97,7 +97,17 @@ import Testing
     #expect(
       Self.refusal { try ServeCommand.Options.parse(["--codes", "/c", "--fast"]) }
         == "serve --codes FILE [--key FILE] [--state-dir DIR] [--keep-days N] [--config FILE]"
-        + " [--mqtt [--topics FILTER]] (unexpected --fast)")
+        + " [--mqtt [--topics FILTER] [--sign-key KEY]] (unexpected --fast)")
+  }
+
+  @Test func serveSignKeyGoesWithMqttAndNamesAFile() throws {
+    let alone = try ServeCommand.Options.parse(["--codes", "/c", "--sign-key", "/k"])
+    #expect(alone.signKey == "/k")
+    #expect(Self.refusal { try alone.validate() } == "serve: --sign-key goes with --mqtt")
+    let empty = try ServeCommand.Options.parse(["--codes", "/c", "--mqtt", "--sign-key", ""])
+    #expect(Self.refusal { try empty.validate() } == "serve: --sign-key needs a key file")
+    let site = try ServeCommand.Options.parse(["--codes", "/c", "--mqtt", "--sign-key", "/k"])
+    #expect(throws: Never.self) { try site.validate() }
   }
 
   @Test func serveTopicsGoWithMqtt() throws {

@@ -15,7 +15,7 @@ public enum ControlMain {
            pinpadctl [--socket PATH] serve --codes FILE [--key FILE] [--state-dir DIR]
                      [--keep-days N] [--config FILE]
            pinpadctl serve --codes FILE [--key FILE] [--state-dir DIR] [--keep-days N]
-                     --mqtt [--topics FILTER] [--config FILE]
+                     --mqtt [--topics FILTER] [--sign-key KEY] [--config FILE]
            pinpadctl [--socket PATH] mqtt [--config FILE]
            pinpadctl hash NAME [--card] [--duress] [--codes FILE] [--key FILE] [--config FILE]
                      [--from DATE] [--until DATE] [--hours WINDOWS] [--uses N]

@@ -111,7 +111,12 @@ enum LogCommand {
     members.append(("result", .string(record.granted ? "granted" : "denied")))
     if let reason = record.reason { members.append(("reason", .string(reason))) }
     members.append(("duress", .bool(record.duress)))
-    members.append(("id", .string(record.attempt)))
+    // A door's own decision (docs/protocol.md, "Replica: the door's log") has no attempt id.
+    if record.local {
+      members.append(("decided", .string("local")))
+    } else {
+      members.append(("id", .string(record.attempt)))
+    }
     return JSONValue.object(members).serialized + "\n"
   }
 

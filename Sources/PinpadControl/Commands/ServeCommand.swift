@@ -14,11 +14,13 @@ import PinpadSystem
 /// goes away (restart, upgrade) it reconnects, retrying every second, so a door keeps
 /// working across daemon restarts; only a `forbidden` answer, which retrying cannot fix,
 /// ends it. The secrets are checked in place in one fixed buffer and zeroed; no code or
-/// card number is ever printed. With `--mqtt` it answers a fleet (`FleetController`).
+/// card number is ever printed. With `--mqtt` it answers a fleet (`FleetController`);
+/// with `--sign-key` too it is the site of doors that decide by themselves
+/// (`SiteService`: their signed replicas and their logs).
 enum ServeCommand {
   static let usage =
     "serve --codes FILE [--key FILE] [--state-dir DIR] [--keep-days N] [--config FILE]"
-    + " [--mqtt [--topics FILTER]]"
+    + " [--mqtt [--topics FILTER] [--sign-key KEY]]"
 
   /// `PINPADCTL_GLOBAL_BOUND=DENIALS/SECONDS`: the bound on denials across all keypads
   /// together (pinpadctl(1), ENVIRONMENT), 50/5 when unset.
@@ -29,6 +31,9 @@ enum ServeCommand {
     var key: String? = nil
     var mqtt = false
     var topics: String? = nil
+    /// `--sign-key KEY`: the site's Ed25519 private key; the doors' replicas are signed
+    /// with it (`SiteService`).
+    var signKey: String? = nil
     var config: String? = nil
     var stateDirectory: String? = nil
     var keepDays = DecisionRecorder.defaultKeepDays
@@ -49,6 +54,7 @@ enum ServeCommand {
           try words.flag(word)
           options.mqtt = true
         case "--topics": options.topics = try words.value(of: word)
+        case "--sign-key": options.signKey = try words.value(of: word)
         case "--config": options.config = try words.value(of: word)
         case "--state-dir": options.stateDirectory = try words.value(of: word)
         case "--keep-days": options.keepDays = try keepDaysValue(try words.value(of: word))
@@ -61,6 +67,8 @@ enum ServeCommand {
 
     func validate() throws(UsageError) {
       if !mqtt, topics != nil { throw UsageError("serve: --topics goes with --mqtt") }
+      if !mqtt, signKey != nil { throw UsageError("serve: --sign-key goes with --mqtt") }
+      if signKey?.isEmpty == true { throw UsageError("serve: --sign-key needs a key file") }
       guard let codes, !codes.isEmpty else { throw UsageError("serve needs --codes FILE") }
       if stateDirectory?.isEmpty == true {
         throw UsageError("serve: --state-dir needs a directory")
@@ -92,6 +100,13 @@ enum ServeCommand {
   /// Runs `serve` with validated `options` until a `forbidden` answer or a fatal error.
   static func run(_ options: Options, socketPath: String) throws -> Int32 {
     let path = options.codes ?? ""
+    // The signing key first: a site that cannot sign says so before anything else.
+    var signKey: Ed25519SigningKey? = nil
+    if let keyPath = options.signKey {
+      do { signKey = try Ed25519SigningKey(path: keyPath) } catch {
+        throw CodesFileRefused(description: "--sign-key \(error.description)")
+      }
+    }
     // The key beside the codes file (`hash` makes it, pinpadctl(1), SCALE) is used when
     // present.
     var keyPath = options.key
@@ -118,7 +133,7 @@ enum ServeCommand {
     let directory = ControllerStateDirectory.resolve(options.stateDirectory)
     if options.mqtt {
       return try FleetController.run(
-        options, codes: codes, verifier: verifier, stateDirectory: directory)
+        options, codes: codes, verifier: verifier, stateDirectory: directory, signKey: signKey)
     }
     // [Lockout] of the daemon's configuration: the controller's lockout follows it.
     var rules = LockoutConfig()

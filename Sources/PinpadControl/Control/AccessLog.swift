@@ -32,6 +32,9 @@ final class AccessLog {
     var reason: String?
     var duress: Bool = false
     var attempt: String = ""
+    /// Decided by the door itself from its replica (docs/protocol.md, "Replica: the
+    /// door's log"), not by this controller.
+    var local = false
   }
 
   struct Failure: Error, CustomStringConvertible {
@@ -53,6 +56,18 @@ final class AccessLog {
     ALTER TABLE log ADD COLUMN attempt TEXT NOT NULL DEFAULT '';
     CREATE INDEX log_at ON log (at_ms);
     CREATE INDEX log_person ON log (person, at_ms);
+    """,
+    // 3: the doors' own decisions (`origin` 'local', each (device, log, seq) once), what
+    // the site has of each door's log, and the generation of each device's replica.
+    """
+    ALTER TABLE log ADD COLUMN origin TEXT;
+    ALTER TABLE log ADD COLUMN log_id TEXT;
+    ALTER TABLE log ADD COLUMN seq INTEGER;
+    CREATE UNIQUE INDEX log_local ON log (device, log_id, seq) WHERE log_id IS NOT NULL;
+    CREATE TABLE log_receipts (device TEXT NOT NULL, log_id TEXT NOT NULL,
+      upto INTEGER NOT NULL, PRIMARY KEY (device, log_id));
+    CREATE TABLE replica_generations (device_topic TEXT PRIMARY KEY,
+      generation INTEGER NOT NULL);
     """,
   ]
   static var schemaVersion: Int { migrations.count }
@@ -230,7 +245,7 @@ final class AccessLog {
         "(keypad = ?\(n) OR (device IS NOT NULL AND device || '/' || keypad = ?\(n)))")
     }
     let sql =
-      "SELECT at_ms, device, keypad, person, result, reason, duress, attempt FROM log"
+      "SELECT at_ms, device, keypad, person, result, reason, duress, attempt, origin FROM log"
       + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
       + " ORDER BY at_ms, id"
     let statement = try prepare(sql, values)
@@ -249,7 +264,109 @@ final class AccessLog {
         Record(
           at: sqlite3_column_int64(statement, 0), device: text(1), keypad: text(2) ?? "",
           person: text(3), granted: text(4) == "granted", reason: text(5),
-          duress: sqlite3_column_int64(statement, 6) != 0, attempt: text(7) ?? ""))
+          duress: sqlite3_column_int64(statement, 6) != 0, attempt: text(7) ?? "",
+          local: text(8) == "local"))
+    }
+  }
+
+  // MARK: the replicas and the doors' logs (docs/protocol.md, "Replica")
+
+  /// The last replica generation committed for each device topic.
+  func replicaGenerations() throws(Failure) -> [String: UInt64] {
+    try ensureOpen()
+    var out: [String: UInt64] = [:]
+    try rows("SELECT device_topic, generation FROM replica_generations") { statement in
+      guard let topic = sqlite3_column_text(statement, 0) else { return }
+      out[String(cString: topic)] = UInt64(max(0, sqlite3_column_int64(statement, 1)))
+    }
+    return out
+  }
+
+  /// Commits `generation` as the device topic's last one (before its replica is
+  /// published); never lowers it.
+  func commitGeneration(_ deviceTopic: String, _ generation: UInt64) throws(Failure) {
+    try ensureOpen()
+    try transaction {
+      () throws(Failure) in
+      try run(
+        "INSERT INTO replica_generations (device_topic, generation) VALUES (?1, ?2)"
+          + " ON CONFLICT (device_topic) DO UPDATE SET generation ="
+          + " max(generation, excluded.generation)",
+        [.text(deviceTopic), .integer(Int64(clamping: generation))])
+    }
+  }
+
+  /// What the site has of each door's log: every entry up to `upto` is stored.
+  func logReceipts() throws(Failure) -> [(device: String, log: String, upto: UInt64)] {
+    try ensureOpen()
+    var out: [(device: String, log: String, upto: UInt64)] = []
+    try rows("SELECT device, log_id, upto FROM log_receipts") { statement in
+      guard let device = sqlite3_column_text(statement, 0),
+        let log = sqlite3_column_text(statement, 1)
+      else { return }
+      out.append(
+        (
+          String(cString: device), String(cString: log),
+          UInt64(max(0, sqlite3_column_int64(statement, 2)))
+        ))
+    }
+    return out
+  }
+
+  /// Stores the doors' decisions `entries` (each (device, log, seq) once: one already
+  /// there is passed over) and the receipts `upto` of their logs, in one transaction.
+  func commitLocal(
+    _ entries: [(device: String, entry: LogEntry)],
+    receipts: [(device: String, log: String, upto: UInt64)]
+  ) throws(Failure) {
+    try ensureOpen()
+    try transaction {
+      () throws(Failure) in
+      for (device, entry) in entries {
+        try run(
+          "INSERT OR IGNORE INTO log (at_ms, device, keypad, person, result, reason, duress,"
+            + " attempt, origin, log_id, seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, '', 'local',"
+            + " ?8, ?9)",
+          [
+            .integer(entry.atMs), .text(device), .text(entry.keypad),
+            entry.person.map { .text($0) } ?? .null,
+            .text(entry.granted ? "granted" : "denied"), entry.reason.map { .text($0) } ?? .null,
+            .integer(entry.granted && entry.duress ? 1 : 0), .text(entry.log),
+            .integer(Int64(clamping: entry.seq)),
+          ])
+      }
+      for receipt in receipts {
+        try run(
+          "INSERT INTO log_receipts (device, log_id, upto) VALUES (?1, ?2, ?3)"
+            + " ON CONFLICT (device, log_id) DO UPDATE SET upto = max(upto, excluded.upto)",
+          [.text(receipt.device), .text(receipt.log), .integer(Int64(clamping: receipt.upto))])
+      }
+    }
+  }
+
+  /// Runs `body` in one BEGIN IMMEDIATE ... COMMIT; on failure rolls back and closes
+  /// the handle (the next call reopens it), as `commit` does.
+  private func transaction(_ body: () throws(Failure) -> Void) throws(Failure) {
+    do {
+      try execute("BEGIN IMMEDIATE")
+      try body()
+      try execute("COMMIT")
+    } catch {
+      if let db, sqlite3_get_autocommit(db) == 0 { try? execute("ROLLBACK") }
+      closeDatabase()
+      throw error
+    }
+  }
+
+  /// Runs a query, one call of `each` per row.
+  private func rows(_ sql: String, _ each: (OpaquePointer) -> Void) throws(Failure) {
+    let statement = try prepare(sql, [])
+    defer { sqlite3_finalize(statement) }
+    while true {
+      let rc = sqlite3_step(statement)
+      if rc == SQLITE_DONE { return }
+      guard rc == SQLITE_ROW else { throw failure("reading") }
+      each(statement)
     }
   }
 

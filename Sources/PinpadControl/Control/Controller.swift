@@ -50,13 +50,26 @@ final class Controller {
     Moment(wallMs: Clock.wallNanoseconds() / 1_000_000, mono: Clock.monotonic())
   }
 
+  /// Counts the changes of the codes file seen (`reloadCodes`).
+  private(set) var codesChanges: UInt64 = 0
+
+  /// Reads the codes file again when it changed; whether it did.
+  @discardableResult
+  func reloadCodes() -> Bool {
+    guard let problems = codes.reloadIfChanged() else { return false }
+    for problem in problems { ControlMain.printError(problem) }
+    Self.adoptKeyBesideCodes(codes.path, verifier)
+    Self.warnAboutUntaggedLines(codes, verifier)
+    codesChanges &+= 1
+    return true
+  }
+
+  /// The access log decisions are recorded in.
+  var accessLog: AccessLog { recorder.log }
+
   /// The decision for `attempt` (its code and card are zeroed), recorded.
   func answer(_ attempt: Attempt) -> Decision {
-    if let problems = codes.reloadIfChanged() {
-      for problem in problems { ControlMain.printError(problem) }
-      Self.adoptKeyBesideCodes(codes.path, verifier)
-      Self.warnAboutUntaggedLines(codes, verifier)
-    }
+    reloadCodes()
     let pending = core.decide(attempt, people: People(entries: codes.entries, key: verifier.key))
     var recorded = DecisionCore.Recorded.kept
     for effect in pending.effects {

@@ -15,6 +15,9 @@ struct WatchedCodesFile {
   static let maxBytes = 16 << 20
   let path: String
   private(set) var entries: [CodesFile.Entry] = []
+  /// The file's bytes as `entries` were read from (the replicas copy its lines
+  /// verbatim); empty when it cannot be used.
+  private(set) var text: [UInt8] = []
   /// What identifies the file's content on disk: a change means "read it again".
   private var stamp: FileStatus? = nil
   /// What was last said about the file not being usable (to say each problem once).
@@ -53,6 +56,7 @@ struct WatchedCodesFile {
     stamp = now
     let parsed = CodesFile.parse(bytes, path: path)
     entries = parsed.entries
+    text = bytes
     if problem != nil {
       problem = nil
       return ["\(path): read again; \(entries.count) usable lines"] + parsed.problems
@@ -65,6 +69,7 @@ struct WatchedCodesFile {
   private mutating func unusable(_ line: String) -> [String]? {
     stamp = nil
     entries = []
+    text = []
     guard line != problem else { return nil }
     problem = line
     return [line + "; every code is denied until it is back"]
@@ -75,6 +80,13 @@ struct WatchedCodesFile {
 /// one line, for its owner (and group) alone, like the codes file.
 enum TagKeyFile {
   static func load(_ path: String) throws(ControlError) -> CodeTagKey {
+    var key = try loadBytes(path)
+    defer { for i in key.indices { key[i] = 0 } }
+    return CodeTagKey(key: key)
+  }
+
+  /// The key file's 32 bytes (for a replica's `tag-key`); the caller zeroes them.
+  static func loadBytes(_ path: String) throws(ControlError) -> [UInt8] {
     let status: FileStatus
     do { status = try FileSystem.status(path) } catch {
       throw ControlError("\(path): cannot read the key file: \(error.errno)")
@@ -87,7 +99,7 @@ enum TagKeyFile {
       throw ControlError("\(path): cannot read the key file: \(error.errno)")
     }
     defer { for i in bytes.indices { bytes[i] = 0 } }
-    guard let key = CodeTagKey(file: bytes) else {
+    guard let key = CodeTagKey.keyBytes(file: bytes) else {
       throw ControlError("\(path): not a key file (one line of 64 hex digits)")
     }
     return key

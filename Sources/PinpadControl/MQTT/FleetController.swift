@@ -13,7 +13,8 @@ import PinpadSystem
 /// Its own lockout per DEVICE/KEYPAD (`Controller`, file `fleet-lockout` in the state
 /// directory) denies with `"reason":"locked"` unchecked; a payload over `maxPayload` is
 /// dropped unparsed; what it logs of a topic or id is cleaned (`UntrustedText`), and
-/// lines about junk messages are rate-limited (`JunkLog`).
+/// lines about junk messages are rate-limited (`JunkLog`). With `--sign-key` its
+/// `SiteService` takes the site's topics and runs after each turn of the loop.
 enum FleetController {
   static let defaultFilter = "pinpadd/+/+/code"
   /// Payloads over 64 KiB are dropped unparsed (docs/protocol.md, "Fleet: topics"). A
@@ -21,9 +22,11 @@ enum FleetController {
   static let maxPayload = 64 * 1024
 
   /// Runs the fleet controller of `serve --mqtt` with validated `options`.
+  /// With `signKey` (`--sign-key`) it is also the site of doors that decide by themselves
+  /// (`SiteService`).
   static func run(
     _ options: ServeCommand.Options, codes: WatchedCodesFile, verifier: CodeVerifier,
-    stateDirectory: String
+    stateDirectory: String, signKey: Ed25519SigningKey? = nil
   ) throws -> Int32 {
     let filter = options.topics ?? defaultFilter
     if let problem = MQTTTopic.problemAsCodeFilter(filter) { throw UsageError(problem) }
@@ -45,10 +48,23 @@ enum FleetController {
       }
     }
     var junk = JunkLog()
+    let site: SiteService?
+    if let signKey {
+      do {
+        site = try SiteService(
+          key: signKey, controller: controller, codesFilter: filter,
+          tagKeyPath: options.key ?? TagKeyFile.besideCodes(codes.path), log: log)
+      } catch {
+        log.error("\(error)")
+        return ExitCode.unavailable.rawValue
+      }
+    } else {
+      site = nil
+    }
     let signals = try SignalReader(blocking: [SIGTERM, SIGINT])
     // Its own client id, so it can run beside the bridge of the same host.
     let session = MQTTSession(
-      settings: settings, password: password, will: nil, log: log,
+      settings: settings, password: password, will: site == nil ? nil : SiteService.will, log: log,
       name: settings.clientID + "-serve")
     // The broker sends nothing larger than a code message could need (MQTT 5); what
     // still comes over the bound (an MQTT 3 broker) is dropped unread below.
@@ -57,11 +73,13 @@ enum FleetController {
     session.onConnected = { client in
       let rc = client.subscribe(filter)
       if rc != 0 { log.warning("cannot subscribe to \(filter): \(MQTTClient.describe(rc))") }
+      site?.connected(client)
     }
     var pending: [(topic: String, payload: String, lines: [String])] = []
     session.onMessage = { topic, payload in
       defer { if let base = payload.baseAddress { explicitZero(base, payload.count) } }
       let shownTopic = UntrustedText.sanitized(topic, maxBytes: 128)
+      if let site, site.take(topic: topic, payload: payload) { return }
       guard payload.count <= maxPayload else {
         junk.say(
           "\(shownTopic): a payload of \(payload.count) bytes (over 64 KiB); dropped unread", log)
@@ -110,11 +128,13 @@ enum FleetController {
       var timeout = Duration.seconds(Int64(MQTTClient.keepAliveSeconds)) / 3
       let now = Clock.monotonic()
       if let due = session.nextDeadline { timeout = min(timeout, due - now + .milliseconds(1)) }
+      if let site { timeout = min(timeout, site.nextDeadline - now + .milliseconds(1)) }
       watches.wake(at: now + max(timeout, .zero))
     }
     try watches.run(
       afterEach: {
         if signalled, !signals.read().isEmpty {
+          if let site, let client = session.client, session.isConnected { site.closing(client) }
           session.close()
           return false
         }
@@ -135,6 +155,7 @@ enum FleetController {
           }
         }
         pending.removeAll()
+        site?.turn(session.client, connected: session.isConnected)
         session.pump(readable: false)
         session.housekeeping(now: Clock.monotonic())
         return true

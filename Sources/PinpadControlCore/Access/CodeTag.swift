@@ -75,6 +75,14 @@ public struct CodeTagKey: Sendable {
 
   /// The key file's content: 64 hex digits and an optional newline; nil when it is not.
   public init?(file bytes: some Collection<UInt8>) {
+    guard var key = CodeTagKey.keyBytes(file: bytes) else { return nil }
+    defer { for i in key.indices { key[i] = 0 } }
+    self.init(key: key)
+  }
+
+  /// The 32 key bytes of a key file's content (as `init?(file:)` reads it), nil when it
+  /// is not one; the caller zeroes them when done.
+  public static func keyBytes(file bytes: some Collection<UInt8>) -> [UInt8]? {
     var text = Array(bytes)
     defer { for i in text.indices { text[i] = 0 } }
     if text.last == 0x0A { text.removeLast() }
@@ -86,9 +94,7 @@ public struct CodeTagKey: Sendable {
       let b = CodeTag.lowercased(byte)
       return b <= 0x39 ? b - 0x30 : b - 0x61 + 10
     }
-    var key = (0..<CodeTagKey.size).map { value(text[2 * $0]) << 4 | value(text[2 * $0 + 1]) }
-    defer { for i in key.indices { key[i] = 0 } }
-    self.init(key: key)
+    return (0..<CodeTagKey.size).map { value(text[2 * $0]) << 4 | value(text[2 * $0 + 1]) }
   }
 
   /// What a key file holds for `key`.
