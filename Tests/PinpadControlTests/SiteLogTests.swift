@@ -37,7 +37,9 @@ import Testing
     #expect(door1.map(\.granted) == [true, false, true])
     #expect(door1[1].reason == "no_match" && door1[1].person == nil)
     #expect(LogCommand.jsonLine(rows[0]).contains(#""device":"door1""#))
-    #expect(LogCommand.jsonLine(rows[0]).contains(#""decided":"local"}"#))
+    #expect(
+      LogCommand.jsonLine(rows[0]).contains(#""decided":"local","log":"\#(Self.logID)","seq":1}"#))
+    #expect(door1.map(\.seq) == [1, 2, 3] && door1.allSatisfy { $0.logID == Self.logID })
     #expect(!LogCommand.jsonLine(rows[0]).contains(#""id""#))
 
     let reopened = try AccessLog(directory: dir.path)

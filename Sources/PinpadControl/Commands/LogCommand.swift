@@ -114,6 +114,8 @@ enum LogCommand {
     // A door's own decision (docs/protocol.md, "Replica: the door's log") has no attempt id.
     if record.local {
       members.append(("decided", .string("local")))
+      if let log = record.logID { members.append(("log", .string(log))) }
+      if let seq = record.seq { members.append(("seq", .number(Double(seq)))) }
     } else {
       members.append(("id", .string(record.attempt)))
     }

@@ -35,6 +35,9 @@ final class AccessLog {
     /// Decided by the door itself from its replica (docs/protocol.md, "Replica: the
     /// door's log"), not by this controller.
     var local = false
+    /// A local decision's place in its door's log: the log id and its number there.
+    var logID: String? = nil
+    var seq: Int64? = nil
   }
 
   struct Failure: Error, CustomStringConvertible {
@@ -245,7 +248,8 @@ final class AccessLog {
         "(keypad = ?\(n) OR (device IS NOT NULL AND device || '/' || keypad = ?\(n)))")
     }
     let sql =
-      "SELECT at_ms, device, keypad, person, result, reason, duress, attempt, origin FROM log"
+      "SELECT at_ms, device, keypad, person, result, reason, duress, attempt, origin, log_id, seq"
+      + " FROM log"
       + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
       + " ORDER BY at_ms, id"
     let statement = try prepare(sql, values)
@@ -265,7 +269,9 @@ final class AccessLog {
           at: sqlite3_column_int64(statement, 0), device: text(1), keypad: text(2) ?? "",
           person: text(3), granted: text(4) == "granted", reason: text(5),
           duress: sqlite3_column_int64(statement, 6) != 0, attempt: text(7) ?? "",
-          local: text(8) == "local"))
+          local: text(8) == "local", logID: text(9),
+          seq: sqlite3_column_type(statement, 10) == SQLITE_NULL
+            ? nil : sqlite3_column_int64(statement, 10)))
     }
   }
 
