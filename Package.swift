@@ -62,7 +62,7 @@ let package = Package(
       name: "PinpadDaemon",
       dependencies: [
         "PinpadCore", "PinpadScreen", "PinpadSystem", "PinpadInput", "PinpadProgram", "PinpadDRM",
-        "CLibdrm",
+        "PinpadFreeType", "CLibdrm",
       ]),
     // pinpadctl's commands: the controller, codes files, hashing and the MQTT bridge.
     // Its own module, so that pinpadd links neither libmosquitto, libcrypt, SQLite nor
