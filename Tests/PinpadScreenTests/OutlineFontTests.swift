@@ -46,12 +46,16 @@ private final class SquareSource: OutlineGlyphSource, @unchecked Sendable {
     #expect(canvas.pixels == [0x0000FF, 0x80007F, 0xFF0000])
   }
 
-  @Test func blendingIsClippedToTheCanvas() {
+  @Test func blendingIsClippedToTheCanvasAndTheClip() {
     var canvas = Canvas(width: 2, height: 2)
     let glyph = CoverageGlyph(
       width: 3, height: 3, left: 0, top: 0, coverage: [UInt8](repeating: 255, count: 9))
     canvas.blend(glyph, x: -1, y: 1, color: Color(xrgb: 0xFFFFFF))
     #expect(canvas.pixels == [0, 0, 0xFFFFFF, 0xFFFFFF])
+    var clipped = Canvas(width: 3, height: 3)
+    clipped.blend(
+      glyph, x: 0, y: 0, color: Color(xrgb: 0xFFFFFF), clip: Rect(x: 1, y: 1, width: 5, height: 1))
+    #expect(clipped.pixels == [0, 0, 0, 0, 0xFFFFFF, 0xFFFFFF, 0, 0, 0])
   }
 
   @Test func aGlyphDrawnAgainIsNotRasterizedAgainAndTheCacheIsBounded() {

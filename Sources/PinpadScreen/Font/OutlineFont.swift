@@ -169,13 +169,16 @@ struct GlyphCache: Sendable {
 
 extension Canvas {
   /// Blends 8-bit coverage onto the canvas: each pixel moves from what is there towards
-  /// `color` by coverage/255 (clipped to the canvas).
-  public mutating func blend(_ glyph: CoverageGlyph, x: Int, y: Int, color: Color) {
+  /// `color` by coverage/255 (clipped to the canvas and to `clip`).
+  public mutating func blend(
+    _ glyph: CoverageGlyph, x: Int, y: Int, color: Color, clip: Rect? = nil
+  ) {
     let w = width
-    let x0 = max(x, 0)
-    let x1 = min(x + glyph.width, w)
-    let y0 = max(y, 0)
-    let y1 = min(y + glyph.height, height)
+    let area = clip.map { $0.intersection(bounds) } ?? bounds
+    let x0 = max(x, area.x)
+    let x1 = min(x + glyph.width, area.maxX)
+    let y0 = max(y, area.y)
+    let y1 = min(y + glyph.height, area.maxY)
     guard x1 > x0, y1 > y0 else { return }
     let value = color.xrgb
     let r = value >> 16 & 0xFF

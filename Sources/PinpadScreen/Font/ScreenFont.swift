@@ -110,9 +110,11 @@ struct TextSetter: Sendable {
     return String(s)
   }
 
-  /// Draws `text` with the top-left corner of its line at `x, y`.
+  /// Draws `text` with the top-left corner of its line at `x, y`; an outline font's ink
+  /// stays inside `clip` (a glyph reaching past its line must not outlast its element).
   mutating func draw(
-    _ text: String, x: Int, y: Int, size: Int, color: Color, on canvas: inout Canvas
+    _ text: String, x: Int, y: Int, size: Int, color: Color, clip: Rect? = nil,
+    on canvas: inout Canvas
   ) {
     switch font {
     case .bitmap(let bitmap):
@@ -127,7 +129,8 @@ struct TextSetter: Sendable {
           glyph.width > 0
         else { continue }
         canvas.blend(
-          glyph, x: x + (pen + 32) / 64 + glyph.left, y: baseline - glyph.top, color: color)
+          glyph, x: x + (pen + 32) / 64 + glyph.left, y: baseline - glyph.top, color: color,
+          clip: clip)
       }
     }
   }
@@ -140,6 +143,6 @@ struct TextSetter: Sendable {
     let h = font.lineHeight(size)
     draw(
       text, x: rect.x + (rect.width - w) / 2, y: rect.y + (rect.height - h) / 2, size: size,
-      color: color, on: &canvas)
+      color: color, clip: rect, on: &canvas)
   }
 }
