@@ -76,6 +76,14 @@ private final class SquareSource: OutlineGlyphSource, @unchecked Sendable {
     #expect(small.cache.count > 0)
   }
 
+  @Test func aLineTooWideIsCutWithAnEllipsisToFit() {
+    // Every square advances by its size: 10 pixels at size 10, the ellipsis too.
+    var setter = TextSetter(font: .outline(OutlineFont(SquareSource())))
+    #expect(setter.truncated("abcdefghij", width: 55, size: 10) == "abcd\u{2026}")
+    #expect(setter.truncated("abcdefghij", width: 100, size: 10) == "abcdefghij")
+    #expect(setter.truncated("abcdefghij", width: 5, size: 10) == "\u{2026}")
+  }
+
   @Test func aMissingScalarIsDrawnAsAQuestionMarksGlyph() {
     var setter = TextSetter(font: .outline(OutlineFont(SquareSource())))
     // "x" is missing: it takes the place of "?", so "axb" is as wide as "a?b".

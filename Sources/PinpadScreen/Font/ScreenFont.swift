@@ -95,12 +95,19 @@ struct TextSetter: Sendable {
       return Self.cut(scalars, keeping: max(0, fits - 1))
     }
     if self.width(of: text, size: size) <= width { return text }
+    // The most scalars that fit with the ellipsis: a binary search, as widths only grow.
     let scalars = Array(text.unicodeScalars)
-    var keep = scalars.count - 1
-    while keep > 0 && self.width(of: Self.cut(scalars, keeping: keep), size: size) > width {
-      keep -= 1
+    var fits = 0
+    var tooMany = scalars.count
+    while tooMany - fits > 1 {
+      let keep = (fits + tooMany) / 2
+      if self.width(of: Self.cut(scalars, keeping: keep), size: size) <= width {
+        fits = keep
+      } else {
+        tooMany = keep
+      }
     }
-    return Self.cut(scalars, keeping: keep)
+    return Self.cut(scalars, keeping: fits)
   }
 
   private static func cut(_ scalars: [Unicode.Scalar], keeping count: Int) -> String {
