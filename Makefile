@@ -36,7 +36,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # What `make install` and `make deb` ship: a release build with the Swift runtime linked
 # in statically (and libstdc++) and no RUNPATH, so a device needs no toolchain, only
-# libudev, libevdev, libdrm, libcrypt, zlib and libc; linked with -z now (full RELRO). Binaries are
+# libudev, libevdev, libdrm, libfreetype, libcrypt, zlib and libc; linked with -z now (full RELRO). Binaries are
 # stripped on install (debian/rules installs them unstripped so that dh_strip keeps the
 # symbols in pinpadd-dbgsym).
 # `make install INSTALL_CONFIGURATION=debug` installs the debug build instead: it only
@@ -133,17 +133,17 @@ $(STATIC_CXX)/libstdc++.a:
 # Every unit in systemd/ is installed (and so packaged): a new unit needs no line here.
 UNITS := $(notdir $(wildcard systemd/*.service systemd/*.socket))
 
-# Build dependencies, then what the tests use: real Debian console fonts, QEMU with a
+# Build dependencies, then what the tests use: real Debian console fonts and DejaVu, QEMU with a
 # kernel and busybox for the system tests, evemu and socat as real tools in the guest,
 # Mosquitto (broker, clients) and openssl for the MQTT bridge tests.
 BUILD_DEPS := pkg-config libevdev-dev libudev-dev libcrypt-dev zlib1g-dev libmosquitto-dev libsqlite3-dev libssl-dev \
-              libdrm-dev
+              libdrm-dev libfreetype-dev
 # Packaging: debhelper builds the .deb, lintian checks it, mmdebstrap makes the clean
 # Debian 12 and 13 roots the package is installed into under QEMU (and the Debian 13
 # build root). arm64: qemu-system-arm boots the arm64 root, qemu-user-static runs its
 # programs (mmdebstrap, apt-get in its chroot, the arm64 binaries in tests/package.sh).
 DEB_DEPS := debhelper dpkg-dev
-TEST_DEPS := console-setup-linux kbd util-linux systemd python3 evemu-tools socat \
+TEST_DEPS := console-setup-linux fonts-dejavu-core kbd util-linux systemd python3 evemu-tools socat \
              qemu-system-x86 linux-image-amd64 busybox-static groff-base \
              mosquitto mosquitto-clients openssl $(DEB_DEPS) lintian mmdebstrap \
              qemu-system-arm qemu-user-static xz-utils sqlite3 procps

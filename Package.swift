@@ -4,7 +4,7 @@
 //
 // Layers, bottom up:
 //   C*            system libraries (pkg-config: libevdev, libudev, libcrypt, zlib, libmosquitto,
-//                 sqlite3, libdrm, libcrypto) and one C shim for what Swift cannot import
+//                 sqlite3, libdrm, libcrypto, freetype2) and one C shim for what Swift cannot import
 //   PinpadCore    the entry rules, configuration, protocol: pure Swift, no Glibc, no Foundation
 //   PinpadControlCore  pinpadctl's pure parts: the decision core, codes files, lockouts,
 //                 the MQTT bridge's rules; pure like PinpadCore (and fuzzed with it)
@@ -12,6 +12,7 @@
 //                 the console's text frames; pure Swift + zlib
 //   PinpadSystem  thin typed wrappers over Linux syscalls, the event loop, framebuffer, GPIO
 //   PinpadDRM     DRM/KMS cards through libdrm: connectors, dumb buffers, page flips
+//   PinpadFreeType  TrueType/OpenType fonts through FreeType, drawn by PinpadScreen
 //   PinpadInput   the keypad stack: evdev devices (libevdev) and udev (libudev)
 //   PinpadProgram what both programs share: arguments, exit codes, logger, config loading
 //   PinpadDaemon  the daemon: inputs, socket server, displays
@@ -41,6 +42,8 @@ let package = Package(
       name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     .systemLibrary(
       name: "CLibcrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+    .systemLibrary(
+      name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
     .target(name: "CPinpadShim"),
 
     .target(name: "PinpadCore"),
@@ -53,11 +56,13 @@ let package = Package(
     .target(name: "PinpadProgram", dependencies: ["PinpadCore", "PinpadSystem"]),
     // DRM/KMS through libdrm: its own module, so that only pinpadd links libdrm.
     .target(name: "PinpadDRM", dependencies: ["PinpadCore", "PinpadSystem", "CLibdrm"]),
+    // TrueType/OpenType fonts through FreeType, as the screens' outline glyph source.
+    .target(name: "PinpadFreeType", dependencies: ["PinpadScreen", "CFreeType"]),
     .target(
       name: "PinpadDaemon",
       dependencies: [
         "PinpadCore", "PinpadScreen", "PinpadSystem", "PinpadInput", "PinpadProgram", "PinpadDRM",
-        "CLibdrm",
+        "PinpadFreeType", "CLibdrm",
       ]),
     // pinpadctl's commands: the controller, codes files, hashing and the MQTT bridge.
     // Its own module, so that pinpadd links neither libmosquitto, libcrypt, SQLite nor
@@ -73,7 +78,8 @@ let package = Package(
     .executableTarget(name: "pinpadctl", dependencies: ["PinpadControl"]),
     // `make bench`'s frame timings; neither installed nor packaged.
     .executableTarget(
-      name: "pinpadd-bench-frames", dependencies: ["PinpadScreen"], path: "bench/frames"),
+      name: "pinpadd-bench-frames", dependencies: ["PinpadScreen", "PinpadFreeType"],
+      path: "bench/frames"),
     // `make bench`'s replica figures (issue 43); neither installed nor packaged.
     .executableTarget(
       name: "pinpadd-bench-replica", dependencies: ["PinpadControl", "PinpadControlCore"],
@@ -86,7 +92,7 @@ let package = Package(
     .testTarget(name: "PinpadCoreTests", dependencies: ["PinpadCore", "PinpadScreen"]),
     .testTarget(name: "PinpadControlCoreTests", dependencies: ["PinpadControlCore", "PinpadCore"]),
     .testTarget(
-      name: "PinpadScreenTests", dependencies: ["PinpadScreen", "PinpadCore"],
+      name: "PinpadScreenTests", dependencies: ["PinpadScreen", "PinpadCore", "PinpadFreeType"],
       resources: [.copy("Goldens")]),
     .testTarget(
       name: "PinpadSystemTests", dependencies: ["PinpadSystem", "PinpadCore", "PinpadTestSupport"]),

@@ -109,7 +109,7 @@ for package in "${packages[@]}"; do
 done
 
 # --- binaries ------------------------------------------------------------------------
-allowed='^(libmosquitto\.so\.1|libsqlite3\.so\.0|libcrypto\.so\.3|libudev\.so\.1|libevdev\.so\.2|libdrm\.so\.2|libcrypt\.so\.1|libm\.so\.6|libz\.so\.1|libgcc_s\.so\.1|libc\.so\.6|ld-linux-.*\.so\.[0-9]+)$'
+allowed='^(libmosquitto\.so\.1|libsqlite3\.so\.0|libcrypto\.so\.3|libudev\.so\.1|libevdev\.so\.2|libdrm\.so\.2|libfreetype\.so\.6|libcrypt\.so\.1|libm\.so\.6|libz\.so\.1|libgcc_s\.so\.1|libc\.so\.6|ld-linux-.*\.so\.[0-9]+)$'
 for bin in usr/sbin/pinpadd usr/bin/pinpadctl; do
   elf=$work/root/$bin
   dynamic=$(readelf -d "$elf")
@@ -140,7 +140,7 @@ for bin in usr/sbin/pinpadd usr/bin/pinpadctl; do
   if [[ $bin == usr/bin/pinpadctl ]] && ! grep -q '^libcrypto\.so\.3$' <<<"$needed"; then
     fail "pinpadctl does not link libcrypto (the replicas' Ed25519 signatures): $needed"
   fi
-  if [[ $bin == usr/bin/pinpadctl ]] && grep -qE 'libevdev|libudev|libdrm' <<<"$needed"; then
+  if [[ $bin == usr/bin/pinpadctl ]] && grep -qE 'libevdev|libudev|libdrm|libfreetype' <<<"$needed"; then
     fail "pinpadctl links the keypad stack: $needed"
   fi
   echo "package: $bin needs $(echo $needed | tr ' ' ',')"
@@ -201,10 +201,10 @@ changelog_version=$(dpkg-parsechangelog -l "$src/debian/changelog" -S Version)
 arch=${DEB_HOST_ARCH:-$(dpkg --print-architecture)}
 # What dpkg-shlibdeps must find (and must not) in each package's Depends.
 # libstdc++ is linked in (the Makefile's STATIC_CXX): neither package needs libstdc++6.
-declare -A needs=([pinpadd]="libc6 libudev1 libevdev2 libdrm2 zlib1g libgcc-s1"
+declare -A needs=([pinpadd]="libc6 libudev1 libevdev2 libdrm2 libfreetype6 zlib1g libgcc-s1"
   [pinpadctl]="libc6 libcrypt1 libmosquitto1 libsqlite3-0 libssl3(t64){0,1} libgcc-s1")
 declare -A lacks=([pinpadd]="libmosquitto1 libcrypt1 libsqlite3-0 libssl3(t64){0,1} libstdc++6"
-  [pinpadctl]="libudev1 libevdev2 libdrm2 libstdc++6")
+  [pinpadctl]="libudev1 libevdev2 libdrm2 libfreetype6 libstdc++6")
 for package in "${packages[@]}"; do
   deb=${debs[$package]}
   version=$(field "$package" Version)

@@ -13,10 +13,10 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 root=${1:-$here/.build/debian13/root}
-native="swiftlang pkg-config libevdev-dev libudev-dev libdrm-dev libcrypt-dev zlib1g-dev libmosquitto-dev
+native="swiftlang pkg-config libevdev-dev libudev-dev libdrm-dev libfreetype-dev libcrypt-dev zlib1g-dev libmosquitto-dev
   libsqlite3-dev libssl-dev make util-linux systemd kbd console-setup-linux groff-base python3 mosquitto
   mosquitto-clients openssl debhelper dpkg-dev lintian binutils-aarch64-linux-gnu file sqlite3"
-cross="libc6-dev libgcc-14-dev libstdc++-14-dev libevdev-dev libudev-dev libdrm-dev libcrypt-dev
+cross="libc6-dev libgcc-14-dev libstdc++-14-dev libevdev-dev libudev-dev libdrm-dev libfreetype-dev libcrypt-dev
   zlib1g-dev libmosquitto-dev libsqlite3-dev libssl-dev linux-libc-dev"
 include=$(echo $native $(for p in $cross; do echo "$p:arm64"; done) | tr ' ' ,)
 [[ -f $root/.complete && $(cat "$root/.complete") == "$include" ]] && exit 0

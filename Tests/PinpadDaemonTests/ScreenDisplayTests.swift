@@ -184,4 +184,89 @@ private func entering(_ filled: Int) -> ScreenModel {
     #expect(DisplayFont.standard(forHeight: 1080).height == 32)
     #expect(throws: FontError.self) { try DisplayFont.load(path: "/nonexistent.psf") }
   }
+
+  @Test func withoutFontDejaVuComesFirstThenTerminusForTheHeight() {
+    let dejaVu = [
+      "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",
+      "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+    ]
+    #expect(
+      DisplayFont.defaultPaths(forHeight: 480)
+        == dejaVu + [
+          "/usr/share/consolefonts/Lat15-TerminusBold16.psf.gz",
+          "/usr/share/consolefonts/Lat15-Terminus16.psf.gz",
+        ])
+    #expect(
+      DisplayFont.defaultPaths(forHeight: 1080)
+        == dejaVu + [
+          "/usr/share/consolefonts/Lat15-TerminusBold32x16.psf.gz",
+          "/usr/share/consolefonts/Lat15-Terminus32x16.psf.gz",
+          "/usr/share/consolefonts/Lat15-TerminusBold16.psf.gz",
+        ])
+  }
+
+  @Test func theFirstFontThatLoadsIsChosenElseTheBuiltInOne() {
+    func load(_ path: String) throws -> ScreenFont {
+      guard path != "a" else { throw FontError("a: not there") }
+      return .bitmap(psf1Font(name: path))
+    }
+    #expect(DisplayFont.first(of: ["a", "b", "c"], load: load).name == "b")
+    #expect(DisplayFont.first(of: ["a"], load: load).name == "builtin")
+  }
+
+  @Test func aFontIsToldByItsContentNotItsName() throws {
+    let dir = TempDir()
+    let psf = dir.write("console.ttf", bytes: psf1Bytes())
+    #expect(try DisplayFont.load(path: psf).bitmapFont?.height == 8)
+    let dejaVu = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
+    guard let bytes = try? FileSystem.read(dejaVu) else {
+      print("SKIPPED: \(dejaVu) is not installed (fonts-dejavu-core)")
+      return
+    }
+    let ttf = dir.write("font.psf", bytes: bytes)
+    let font = try DisplayFont.load(path: ttf)
+    #expect(font.bitmapFont == nil)
+    #expect(font.name == ttf)
+    #expect(DisplayFont.preferred(forHeight: 480).name == dejaVu)
+  }
+
+  @Test func aBadFontFileGivesOneLineNamingIt() throws {
+    let dir = TempDir()
+    for (name, bytes, says) in [
+      ("broken.ttf", Array("OTTO and then nothing".utf8), "FreeType cannot open it as a font"),
+      ("text.ttf", Array("hello, world\n".utf8), "not a PSF1, PSF2, TrueType or OpenType font"),
+    ] {
+      let path = dir.write(name, bytes: bytes)
+      do {
+        _ = try DisplayFont.load(path: path)
+        Issue.record("\(name) loaded")
+      } catch {
+        let line = "\(error)"
+        #expect(
+          line.hasPrefix(path + ": ") && line.contains(says) && !line.contains("\n"), "\(line)")
+      }
+    }
+  }
+
+  @Test func aBadTrueTypeFontFailsTheStart() throws {
+    let dir = TempDir()
+    let font = dir.write(
+      "bad.ttf", bytes: [0x00, 0x01, 0x00, 0x00] + [UInt8](repeating: 9, count: 64))
+    let daemon = try RunningDaemon(
+      config: "[Display]\nFont=\(font)\n", display: "snapshot:" + dir.file("frames"), dir: dir,
+      waitForSocket: false)
+    #expect(daemon.waitExit(timeout: 5) == 69)
+    #expect(daemon.log.contains("display: \(font): FreeType cannot open it as a font"))
+  }
+}
+
+/// A PSF1 font of 256 blank 8x8 glyphs.
+private func psf1Bytes() -> [UInt8] {
+  [0x36, 0x04, 0x00, 8] + [UInt8](repeating: 0, count: 256 * 8)
+}
+
+private func psf1Font(name: String) -> BitmapFont {
+  BitmapFont(
+    name: name, width: 8, height: 8, glyphCount: 256, bitmaps: Array(psf1Bytes().dropFirst(4)),
+    map: nil)
 }

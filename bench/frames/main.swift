@@ -1,11 +1,15 @@
 // `make bench`'s frame figures: PinpadScreen's render of the entry screen plus its
 // conversion into an in-memory framebuffer (32 bpp XRGB8888 and 16 bpp RGB565, each
-// line padded by 64 bytes as real line_lengths are), through public API only.
+// line padded by 64 bytes as real line_lengths are), through public API only. The
+// `_ttf` figures draw with DejaVu Sans Bold through FreeType (fonts-dejavu-core), its
+// digits shown (Mask=digits) so that the update draws a glyph; left out without it.
 // Prints `name: value` lines, microseconds per frame (median of the rounds); asserts
 // nothing. Never installed or packaged.
 //
 //   pinpadd-bench-frames [ROUNDS]    (default 50)
+import Glibc
 import PinpadCore
+import PinpadFreeType
 import PinpadScreen
 
 let rounds = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 50 : 50
@@ -21,7 +25,10 @@ func median(_ values: [Double]) -> Double {
 }
 
 /// Full frame and one-digit update at w x h in `format`: microseconds, medians.
-func measure(width w: Int, height h: Int, _ format: PixelFormat) -> (frame: Double, digit: Double) {
+func measure(
+  width w: Int, height h: Int, _ format: PixelFormat, font: ScreenFont = .builtin,
+  showDigits: Bool = false
+) -> (frame: Double, digit: Double) {
   let lineLength = w * format.bytesPerPixel + 64
   var memory = [UInt8](repeating: 0, count: lineLength * h)
   func flush(_ canvas: inout Canvas) {
@@ -34,7 +41,7 @@ func measure(width w: Int, height h: Int, _ format: PixelFormat) -> (frame: Doub
   var model = ScreenModel()
   model.phase = .entering
   model.boxes = 6
-  var renderer = ScreenRenderer()
+  var renderer = ScreenRenderer(font: font)
   var canvas = Canvas(width: w, height: h)
   var frames: [Double] = []
   for _ in 0..<rounds {
@@ -50,10 +57,12 @@ func measure(width w: Int, height h: Int, _ format: PixelFormat) -> (frame: Doub
   for n in 0..<rounds {
     model.filled = n % 6
     model.cursor = n % 6
+    if showDigits { model.digits = (0..<n % 6).map { UInt8(($0 + n) % 10) } }
     renderer.draw(model, on: &canvas)
     flush(&canvas)
     model.filled = n % 6 + 1
     model.cursor = n % 6 + 1
+    if showDigits { model.digits = (0..<n % 6 + 1).map { UInt8(($0 + n) % 10) } }
     digits.append(
       micros(
         clock.measure {
@@ -77,3 +86,25 @@ emit("frame_us_1920x1080", large.frame)
 emit("frame_us_800x480_rgb565", small565.frame)
 emit("digit_update_us", small.digit)
 emit("digit_update_us_rgb565", small565.digit)
+
+/// DejaVu Sans Bold, nil when fonts-dejavu-core is not installed (or unreadable).
+func dejaVu() -> ScreenFont? {
+  let path = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
+  var bytes: [UInt8] = []
+  guard let file = fopen(path, "rb") else { return nil }
+  defer { fclose(file) }
+  var chunk = [UInt8](repeating: 0, count: 65536)
+  while bytes.count <= FreeTypeFont.maximumBytes {
+    let n = fread(&chunk, 1, chunk.count, file)
+    if n <= 0 { break }
+    bytes += chunk[0..<n]
+  }
+  guard let font = try? FreeTypeFont(bytes: bytes, name: path) else { return nil }
+  return .outline(OutlineFont(font))
+}
+
+if let ttf = dejaVu() {
+  let outline = measure(width: 800, height: 480, .xrgb8888, font: ttf, showDigits: true)
+  emit("frame_us_800x480_xrgb8888_ttf", outline.frame)
+  emit("digit_update_us_800x480_xrgb8888_ttf", outline.digit)
+}

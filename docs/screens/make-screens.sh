@@ -7,8 +7,10 @@ out=docs/screens
 bin=.build/debug
 work=$(mktemp -d /tmp/pinpadd-screens.XXXXXX)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-font=/usr/share/consolefonts/Lat15-TerminusBold16.psf.gz
-[ -f $font ] || font=""
+# DejaVu Sans Bold (fonts-dejavu-core), the default where installed: named, so that a
+# machine without it fails here instead of drawing another font.
+font=/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf
+[ -f $font ] || { echo "make-screens: $font is missing (apt-get install fonts-dejavu-core)" >&2; exit 1; }
 
 # KEY_n press+release at each time (seconds), then Enter.
 record() {  # record FILE "t:code t:code ..."

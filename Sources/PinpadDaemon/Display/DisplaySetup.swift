@@ -36,9 +36,10 @@ enum DisplaySetup {
       do {
         let drm =
           try card.map {
-            try DRMDisplay(path: $0, config: config, loop: loop, font: try font(config), log: log)
+            try DRMDisplay(
+              path: $0, config: config, loop: loop, font: try drmFont(config), log: log)
           }
-          ?? DRMDisplay.first(config: config, loop: loop, font: try font(config), log: log)
+          ?? DRMDisplay.first(config: config, loop: loop, font: try drmFont(config), log: log)
         log.info("display: \(describe(drm))")
         display = drm
       } catch {
@@ -68,9 +69,9 @@ enum DisplaySetup {
         do {
           let drm =
             try config.device.isEmpty
-            ? DRMDisplay.first(config: config, loop: loop, font: try font(config), log: log)
+            ? DRMDisplay.first(config: config, loop: loop, font: try drmFont(config), log: log)
             : DRMDisplay(
-              path: config.device, config: config, loop: loop, font: try font(config), log: log)
+              path: config.device, config: config, loop: loop, font: try drmFont(config), log: log)
           log.info("display: \(describe(drm))")
           return drm
         } catch {
@@ -133,7 +134,13 @@ enum DisplaySetup {
   }
 
   /// `[Display] Font=`, nil when unset (each display then picks its default).
-  private static func font(_ config: DisplayConfig) throws -> BitmapFont? {
+  private static func font(_ config: DisplayConfig) throws -> ScreenFont? {
     config.font.isEmpty ? nil : try DisplayFont.load(path: config.font)
+  }
+
+  /// The DRM display draws bitmap fonts only, so far: an outline `Font=` is checked
+  /// (a bad file refuses the start) and the display keeps its console font.
+  private static func drmFont(_ config: DisplayConfig) throws -> BitmapFont? {
+    try font(config)?.bitmapFont
   }
 }

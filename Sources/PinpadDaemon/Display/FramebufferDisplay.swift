@@ -23,7 +23,7 @@ public final class FramebufferDisplay: Display {
   /// clears the screen. Everything taken is given back if a later step fails.
   public convenience init(
     device: String = "/dev/fb0", tty: String? = nil, takeTerminal: Bool = true,
-    font: BitmapFont? = nil, rotation: ScreenRotation = .none
+    font: ScreenFont? = nil, rotation: ScreenRotation = .none
   ) throws {
     let framebuffer = try Framebuffer(path: device)
     var terminal: VirtualTerminal? = nil
@@ -36,12 +36,12 @@ public final class FramebufferDisplay: Display {
       screenWidth: framebuffer.info.width, screenHeight: framebuffer.info.height)
     try self.init(
       framebuffer: framebuffer, terminal: terminal,
-      font: font ?? DisplayFont.standard(forHeight: picture.height), rotation: rotation)
+      font: font ?? DisplayFont.preferred(forHeight: picture.height), rotation: rotation)
   }
 
   /// A display on an already open framebuffer and taken terminal (tests pass fakes).
   public init(
-    framebuffer: Framebuffer, terminal: VirtualTerminal?, font: BitmapFont = .builtin,
+    framebuffer: Framebuffer, terminal: VirtualTerminal?, font: ScreenFont = .builtin,
     rotation: ScreenRotation = .none
   ) throws {
     let info = framebuffer.info

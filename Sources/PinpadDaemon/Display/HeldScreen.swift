@@ -21,9 +21,13 @@ struct HeldScreen {
     case back
   }
 
-  init(width: Int, height: Int, font: BitmapFont, rotation: ScreenRotation) {
+  init(width: Int, height: Int, font: ScreenFont, rotation: ScreenRotation) {
     renderer = ScreenRenderer(font: font, rotation: rotation)
     canvas = Canvas(width: width, height: height)
+  }
+
+  init(width: Int, height: Int, font: BitmapFont, rotation: ScreenRotation) {
+    self.init(width: width, height: height, font: .bitmap(font), rotation: rotation)
   }
 
   /// Draws `model` on the canvas; false when nothing may be drawn (closed, or switched

@@ -20,7 +20,7 @@ public final class SnapshotDisplay: Display {
 
   /// Makes `directory` if needed. Throws when it cannot be made.
   public init(
-    directory: String, width: Int = 800, height: Int = 480, font: BitmapFont? = nil,
+    directory: String, width: Int = 800, height: Int = 480, font: ScreenFont? = nil,
     format: Format = .png, rotation: ScreenRotation = .none
   ) throws {
     guard width > 0, height > 0, width <= 8192, height <= 8192 else {
@@ -34,7 +34,7 @@ public final class SnapshotDisplay: Display {
     self.rotation = rotation
     let picture = rotation.pictureSize(screenWidth: width, screenHeight: height)
     renderer = ScreenRenderer(
-      font: font ?? DisplayFont.standard(forHeight: picture.height), rotation: rotation)
+      font: font ?? DisplayFont.preferred(forHeight: picture.height), rotation: rotation)
     canvas = Canvas(width: width, height: height)
   }
 

@@ -1,4 +1,4 @@
-/// Why bytes are not a console font.
+/// Why bytes are not a font the screens can use.
 public struct FontError: Error, Equatable, CustomStringConvertible {
   public var message: String
   public init(_ message: String) { self.message = message }
@@ -25,7 +25,7 @@ public enum FontLoader {
     {
       return try psf2(data, name: name)
     }
-    throw FontError("\(name): not a PSF1 or PSF2 font")
+    throw FontError("\(name): not a PSF1, PSF2, TrueType or OpenType font")
   }
 
   static func psf1(_ d: [UInt8], name: String) throws -> BitmapFont {

@@ -24,24 +24,20 @@ public struct ScreenLayout: Equatable, Sendable {
   public let padKeyRects: [Rect]
   /// The digit order of the keypad this layout was made for.
   public let padDigitCells: [UInt8]
-  /// Integer font scales for the prompt, the small lines, and digits in boxes.
-  public let textScale: Int
-  public let smallScale: Int
-  public let digitScale: Int
-  public let fontWidth: Int
-  public let fontHeight: Int
+  /// Text sizes (a bitmap font's scale, an outline font's line height in pixels) for
+  /// the prompt, the small lines, and digits in boxes.
+  public let textSize: Int
+  public let smallSize: Int
+  public let digitSize: Int
 
   /// `px(v)`: a length of `v` pixels on a 320×240 screen, scaled to this one.
   private static func unit(_ width: Int, _ height: Int) -> Int { min(width * 3, height * 4) }
 
-  public init(width: Int, height: Int, model: ScreenModel, font: BitmapFont) {
+  public init(width: Int, height: Int, model: ScreenModel, font: ScreenFont) {
     self.width = width
     self.height = height
-    fontWidth = font.width
-    fontHeight = font.height
     let u = Self.unit(width, height)
     func px(_ v: Int) -> Int { max(1, v * u / 960) }
-    func scale(forHeight h: Int) -> Int { max(1, (h + font.height / 2) / font.height) }
 
     let margin = px(10)
     let bounds = Rect(x: 0, y: 0, width: width, height: height)
@@ -68,10 +64,10 @@ public struct ScreenLayout: Equatable, Sendable {
     mainArea = main
     panelRect = main.insetBy(px(4))
 
-    textScale = scale(forHeight: px(hasPad ? 20 : 22))
-    smallScale = scale(forHeight: px(13))
-    let promptH = textScale * font.height
-    let noticeH = smallScale * font.height
+    textSize = font.size(forHeight: px(hasPad ? 20 : 22))
+    smallSize = font.size(forHeight: px(13))
+    let promptH = font.lineHeight(textSize)
+    let noticeH = font.lineHeight(smallSize)
     let gapAbove = px(14)
     let gapBelow = px(10)
 
@@ -130,7 +126,7 @@ public struct ScreenLayout: Equatable, Sendable {
         x: blockX + blockW + eyeGap, y: blockY + (blockH - eyeSize) / 2, width: eyeSize,
         height: eyeSize)
       : .zero
-    digitScale = max(1, box * 6 / 10 / font.height)
+    digitSize = font.size(fittingHeight: box * 6 / 10)
     promptRect = Rect(x: main.x, y: top, width: main.width, height: promptH)
     noticeRect = Rect(x: main.x, y: blockY + blockH + gapBelow, width: main.width, height: noticeH)
 
@@ -189,11 +185,5 @@ public struct ScreenLayout: Equatable, Sendable {
       }
     }
     return nil
-  }
-
-  /// The largest scale up to `preferred` at which `text` fits in `width`.
-  public func fitScale(_ text: String, width: Int, preferred: Int) -> Int {
-    let chars = max(1, text.unicodeScalars.count)
-    return max(1, min(preferred, width / (chars * fontWidth)))
   }
 }

@@ -12,7 +12,7 @@ import PinpadCore
 /// models give equal element lists, and an element's look depends only on what it shows:
 /// a masked box knows "filled" or "empty", never a digit.
 public struct ScreenRenderer: Sendable {
-  public let font: BitmapFont
+  public let font: ScreenFont
   public let theme: Theme
   /// How far the picture is turned on the screen, clockwise.
   public let rotation: ScreenRotation
@@ -21,13 +21,21 @@ public struct ScreenRenderer: Sendable {
   private var needsFullRedraw = true
   /// The upright picture, when turned.
   private var picture: Canvas? = nil
+  /// Sets the text, keeping an outline font's rendered glyphs from frame to frame.
+  private var text: TextSetter
 
   public init(
-    font: BitmapFont = .builtin, theme: Theme = .standard, rotation: ScreenRotation = .none
+    font: ScreenFont = .builtin, theme: Theme = .standard,
+    rotation: ScreenRotation = .none
   ) {
     self.font = font
     self.theme = theme
     self.rotation = rotation
+    text = TextSetter(font: font)
+  }
+
+  public init(font: BitmapFont, theme: Theme = .standard, rotation: ScreenRotation = .none) {
+    self.init(font: .bitmap(font), theme: theme, rotation: rotation)
   }
 
   /// Makes the next `draw` repaint everything (after a VT switch, say).
@@ -81,7 +89,15 @@ public struct ScreenRenderer: Sendable {
 
   /// A whole frame of `model` on a fresh canvas.
   public static func frame(
-    _ model: ScreenModel, width: Int, height: Int, font: BitmapFont = .builtin,
+    _ model: ScreenModel, width: Int, height: Int, font: BitmapFont,
+    rotation: ScreenRotation = .none
+  ) -> Canvas {
+    frame(model, width: width, height: height, font: .bitmap(font), rotation: rotation)
+  }
+
+  /// A whole frame of `model` on a fresh canvas.
+  public static func frame(
+    _ model: ScreenModel, width: Int, height: Int, font: ScreenFont = .builtin,
     rotation: ScreenRotation = .none
   ) -> Canvas {
     var canvas = Canvas(width: width, height: height)
@@ -161,16 +177,16 @@ public struct ScreenRenderer: Sendable {
 
   // MARK: - Painting
 
-  private func paint(_ element: Element, layout: ScreenLayout, on canvas: inout Canvas) {
+  private mutating func paint(_ element: Element, layout: ScreenLayout, on canvas: inout Canvas) {
     let rect = element.rect
     canvas.fill(rect, theme.background)
     switch element.content {
-    case .prompt(let text):
-      let scale = layout.fitScale(text, width: rect.width, preferred: layout.textScale)
-      drawCentered(text, in: rect, scale: scale, color: theme.text, on: &canvas)
-    case .notice(let text):
-      let scale = layout.fitScale(text, width: rect.width, preferred: layout.smallScale)
-      drawCentered(text, in: rect, scale: scale, color: theme.notice, on: &canvas)
+    case .prompt(let line):
+      let size = text.fit(line, width: rect.width, preferred: layout.textSize)
+      text.drawCentered(line, in: rect, size: size, color: theme.text, on: &canvas)
+    case .notice(let line):
+      let size = text.fit(line, width: rect.width, preferred: layout.smallSize)
+      text.drawCentered(line, in: rect, size: size, color: theme.notice, on: &canvas)
     case .box(let content, let cursor, let dimmed):
       paintBox(rect, content: content, cursor: cursor, dimmed: dimmed, layout: layout, on: &canvas)
     case .eye(let open):
@@ -182,17 +198,7 @@ public struct ScreenRenderer: Sendable {
     }
   }
 
-  private func drawCentered(
-    _ text: String, in rect: Rect, scale: Int, color: Color, on canvas: inout Canvas
-  ) {
-    let w = font.width(of: text, scale: scale)
-    let h = font.height * scale
-    canvas.draw(
-      text, font: font, x: rect.x + (rect.width - w) / 2, y: rect.y + (rect.height - h) / 2,
-      scale: scale, color: color)
-  }
-
-  private func paintBox(
+  private mutating func paintBox(
     _ rect: Rect, content: BoxContent, cursor: Bool, dimmed: Bool, layout: ScreenLayout,
     on canvas: inout Canvas
   ) {
@@ -211,9 +217,9 @@ public struct ScreenRenderer: Sendable {
         centerX2: 2 * rect.x + rect.width, centerY2: 2 * rect.y + rect.height,
         radius: max(2, rect.width * 16 / 100), ink)
     case .digit(let d):
-      let text = String(Character(Unicode.Scalar(0x30 + UInt32(d % 10))!))
-      let scale = max(1, min(layout.digitScale, rect.height * 6 / 10 / font.height))
-      drawCentered(text, in: rect, scale: scale, color: ink, on: &canvas)
+      let digit = String(Character(Unicode.Scalar(0x30 + UInt32(d % 10))!))
+      let size = min(layout.digitSize, font.size(fittingHeight: rect.height * 6 / 10))
+      text.drawCentered(digit, in: rect, size: size, color: ink, on: &canvas)
     }
   }
 
@@ -254,7 +260,7 @@ public struct ScreenRenderer: Sendable {
     }
   }
 
-  private func paintPanel(
+  private mutating func paintPanel(
     _ rect: Rect, panel: ScreenPanel, layout: ScreenLayout, on canvas: inout Canvas
   ) {
     let color: Color
@@ -268,13 +274,15 @@ public struct ScreenRenderer: Sendable {
     let radius = max(4, min(rect.width, rect.height) / 14)
     canvas.fillRoundedRect(rect, radius: radius, color)
     let inner = rect.insetBy(max(4, rect.width / 20))
-    let titleScale = layout.fitScale(panel.title, width: inner.width, preferred: layout.textScale)
-    let titleH = font.height * titleScale
-    let detailScale =
-      panel.details.map {
-        layout.fitScale($0, width: inner.width, preferred: max(1, layout.textScale * 2 / 3))
-      }.min() ?? 1
-    let detailH = font.height * detailScale
+    let titleSize = text.fit(panel.title, width: inner.width, preferred: layout.textSize)
+    let titleH = font.lineHeight(titleSize)
+    let detailPreferred = max(1, layout.textSize * 2 / 3)
+    var detailSize = detailPreferred
+    for line in panel.details {
+      detailSize = min(detailSize, text.fit(line, width: inner.width, preferred: detailPreferred))
+    }
+    if panel.details.isEmpty { detailSize = 1 }
+    let detailH = font.lineHeight(detailSize)
     let lineGap = detailH / 3
     let textH = titleH + panel.details.count * (detailH + lineGap)
     let icon = max(8, min(inner.height - textH - titleH / 2, inner.width / 3, titleH * 3))
@@ -284,27 +292,17 @@ public struct ScreenRenderer: Sendable {
     let iconRect = Rect(x: inner.midX - icon / 2, y: y, width: icon, height: icon)
     paintIcon(panel.kind, in: iconRect, background: color, on: &canvas)
     y += icon + gap
-    drawCentered(
+    text.drawCentered(
       panel.title, in: Rect(x: inner.x, y: y, width: inner.width, height: titleH),
-      scale: titleScale, color: theme.text, on: &canvas)
+      size: titleSize, color: theme.text, on: &canvas)
     y += titleH + lineGap
     for line in panel.details {
-      let fitted = truncated(line, width: inner.width, scale: detailScale)
-      drawCentered(
-        fitted, in: Rect(x: inner.x, y: y, width: inner.width, height: detailH), scale: detailScale,
+      let fitted = text.truncated(line, width: inner.width, size: detailSize)
+      text.drawCentered(
+        fitted, in: Rect(x: inner.x, y: y, width: inner.width, height: detailH), size: detailSize,
         color: theme.text, on: &canvas)
       y += detailH + lineGap
     }
-  }
-
-  private func truncated(_ text: String, width: Int, scale: Int) -> String {
-    let fits = max(1, width / (font.width * scale))
-    let scalars = Array(text.unicodeScalars)
-    if scalars.count <= fits { return text }
-    var s = String.UnicodeScalarView()
-    s.append(contentsOf: scalars.prefix(max(0, fits - 1)))
-    s.append("\u{2026}")
-    return String(s)
   }
 
   /// A white disc with a sign in the panel's colour: tick, cross, padlock, clock, "!".
@@ -364,7 +362,7 @@ public struct ScreenRenderer: Sendable {
     }
   }
 
-  private func paintKey(
+  private mutating func paintKey(
     _ rect: Rect, key: PadKey, pressed: Bool, enabled: Bool, layout: ScreenLayout,
     on canvas: inout Canvas
   ) {
@@ -378,14 +376,16 @@ public struct ScreenRenderer: Sendable {
     if !enabled { fill = fill.mixed(with: theme.background, amount: 128) }
     let ink = enabled ? theme.text : theme.dimText
     canvas.fillRoundedRect(rect, radius: max(3, min(rect.width, rect.height) / 6), fill)
-    let labelScale = max(
-      1, min(rect.height * 45 / 100 / font.height, rect.width * 6 / 10 / (font.width * 2)))
+    // One size for every key: the one at which "OK" fits.
+    let labelSize = text.fit(
+      "OK", width: rect.width * 6 / 10,
+      preferred: font.size(fittingHeight: rect.height * 45 / 100))
     switch key {
     case .digit(let d):
-      let text = String(Character(Unicode.Scalar(0x30 + UInt32(d % 10))!))
-      drawCentered(text, in: rect, scale: labelScale, color: ink, on: &canvas)
+      let label = String(Character(Unicode.Scalar(0x30 + UInt32(d % 10))!))
+      text.drawCentered(label, in: rect, size: labelSize, color: ink, on: &canvas)
     case .ok:
-      drawCentered("OK", in: rect, scale: labelScale, color: ink, on: &canvas)
+      text.drawCentered("OK", in: rect, size: labelSize, color: ink, on: &canvas)
     case .backspace:
       // A left-pointing key cap with an x inside.
       let h = max(8, rect.height * 36 / 100)
