@@ -160,17 +160,23 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
         flipFailureLogged = true
         log?.warning("display: \(error); setting the mode for each frame instead")
       }
-      do {
-        try card.show(
-          buffers[buffer].framebuffer, crtc: output.crtc, connector: output.connector,
-          mode: output.mode)
-        flipper.flipped()
-      } catch {
-        flipper.flipFailed(rects)
-        return
-      }
+      do { try showNow(buffer, rects, on: output) } catch { return }
     }
     if loop == nil { waitForFlip() }
+  }
+
+  /// Shows `buffer`, just written with `rects`, by a modeset at once; when refused, the
+  /// buffer still lacks them.
+  private func showNow(_ buffer: Int, _ rects: [Rect], on output: Output) throws {
+    do {
+      try card.show(
+        buffers[buffer].framebuffer, crtc: output.crtc, connector: output.connector,
+        mode: output.mode)
+      flipper.flipped()
+    } catch {
+      flipper.flipFailed(rects)
+      throw error
+    }
   }
 
   private func write(_ rects: [Rect], into index: Int) {
@@ -263,15 +269,7 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
     flipper.flipped()
     guard let (buffer, rects) = flipper.next() else { return }
     write(rects, into: buffer)
-    do {
-      try card.show(
-        buffers[buffer].framebuffer, crtc: output.crtc, connector: output.connector,
-        mode: output.mode)
-      flipper.flipped()
-    } catch {
-      flipper.flipFailed(rects)
-      log?.warning("display: \(error)")
-    }
+    do { try showNow(buffer, rects, on: output) } catch { log?.warning("display: \(error)") }
   }
 
   /// Watches udev's `drm` events: a connector plugged in or out. Without udev they are

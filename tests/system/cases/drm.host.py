@@ -65,22 +65,16 @@ def drive(rig):
             raise RuntimeError(f"{name}: no frame drawn after the digits")
         rig.signal(f"{name}-typed")
         if name == "upright":
-            if not rig.wait(f"{name}-away"):
-                return
-            not_drawn(rig, name, "away", "kp_9")
-            rig.signal(f"{name}-typed-away")
-            if not rig.wait(f"{name}-switched"):
-                return
-            matches(rig, name, "after-vt-switch")
-            rig.signal(f"{name}-redrawn")
-            if not rig.wait(f"{name}-unplugged"):
-                return
-            not_drawn(rig, name, "unplugged", "kp_7")
-            rig.signal(f"{name}-typed-unplugged")
-            if not rig.wait(f"{name}-replugged"):
-                return
-            matches(rig, name, "after-replug")
-            rig.signal(f"{name}-replug-redrawn")
-
+            # Each step: wait for the guest, check the screen, tell the guest.
+            for ready, check, done in [
+                ("away", lambda: not_drawn(rig, name, "away", "kp_9"), "typed-away"),
+                ("switched", lambda: matches(rig, name, "after-vt-switch"), "redrawn"),
+                ("unplugged", lambda: not_drawn(rig, name, "unplugged", "kp_7"), "typed-unplugged"),
+                ("replugged", lambda: matches(rig, name, "after-replug"), "replug-redrawn"),
+            ]:
+                if not rig.wait(f"{name}-{ready}"):
+                    return
+                check()
+                rig.signal(f"{name}-{done}")
 
 qmp.main(drive)
