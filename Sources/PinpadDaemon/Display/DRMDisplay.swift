@@ -38,6 +38,8 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
   private var buffers: [DRMBuffer] = []
   private var flipper = PageFlipper(width: 1, height: 1)
   private var terminal: VirtualTerminal?
+  /// Whether to take the VT when a connector is first driven.
+  private let takesTerminal: Bool
   private var screen: HeldScreen
   private let loop: EventLoop?
   private let log: Logger?
@@ -60,7 +62,8 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
   /// is false), makes the two buffers, shows the first and watches the card's events and
   /// udev's on `loop` (without one, each flip is waited for at once and connectors are
   /// not followed). With nothing connected it throws `NoConnector`, or, when
-  /// `waitForConnector` and given a loop, logs one line and waits for a connector.
+  /// `waitForConnector` and given a loop, logs one line and waits for a connector; the
+  /// VT is left alone until one is driven.
   public init(
     path: String, config: DisplayConfig, loop: EventLoop?, takeTerminal: Bool = true,
     font: BitmapFont?, log: Logger? = nil, waitForConnector: Bool = false
@@ -70,6 +73,7 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
     self.font = font
     self.loop = loop
     self.log = log
+    takesTerminal = takeTerminal
     // A stand-in until there is a screen: nothing is drawn on it.
     screen = HeldScreen(width: 1, height: 1, font: font ?? .builtin, rotation: .none)
     screen.offScreen = true
@@ -85,11 +89,6 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
           throw NoConnector(description: "\(path): \(problem)", mayAppear: problem.mayAppear)
         }
         log?.info("display: waiting for a connected connector on \(path) (\(problem))")
-      }
-      if takeTerminal {
-        let vt = VirtualTerminal(driver: try LinuxVirtualTerminalDriver(path: nil))
-        try vt.take()
-        terminal = vt
       }
       if let choice {
         try drive(connectors[choice.connector], mode: choice.mode, newBuffers: true)
@@ -222,6 +221,11 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
   /// redone for it) when `newBuffers`, else in those there are; the whole picture is put
   /// on screen, then the buffers replaced are freed.
   private func drive(_ connector: DRMConnector, mode index: Int, newBuffers: Bool) throws {
+    if takesTerminal, terminal == nil {
+      let vt = VirtualTerminal(driver: try LinuxVirtualTerminalDriver(path: nil))
+      try vt.take()
+      terminal = vt
+    }
     let mode = connector.modes[index]
     let crtc = try card.crtc(for: connector)
     let width = Int(mode.hdisplay)
