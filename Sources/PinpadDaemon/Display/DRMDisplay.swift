@@ -78,6 +78,8 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
     screen = HeldScreen(width: 1, height: 1, font: font ?? .builtin, rotation: .none)
     screen.offScreen = true
     do {
+      // Watching first, so that a connector plugged in while this probes is not missed.
+      if let loop { watchConnectors(on: loop) }
       let connectors = try card.connectors()
       var choice: DRMConnectorChoice.Choice? = nil
       switch DRMConnectorChoice.choose(
@@ -99,7 +101,6 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
         } catch {
           throw SystemError("cannot watch \(path)", error)
         }
-        watchConnectors(on: loop)
       }
     } catch {
       close()
