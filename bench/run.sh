@@ -1,5 +1,5 @@
 #!/bin/sh
-# `make bench`: every figure of issues 13 and 25 as one `name: value` line, ratios
+# `make bench`: every figure of issues 13, 25 and 44 as one `name: value` line, ratios
 # last, then each figure that has a goal beside it (`goal NAME: VALUE (GOAL)`).
 # Asserts nothing. Runs the release binaries in BIN (default .build/release, which
 # `make bench` builds first), compiles the C baseline (bench/baseline.c) with cc -O2,
@@ -66,7 +66,9 @@ awk -F': ' '
       "rss_over_floor_kib <=1536|pinpadd_package_installed_kib <=6144|" \
       "allocs_per_code fewer|syscalls_ratio <=1.5|idle_wakeups_per_s =0|" \
       "idle_wakeups_per_s_entry_open =0|frame_us_800x480_rgb565 <=500|" \
-      "digit_update_us_rgb565 <=20|replica_site_build_sign_ms <=500|" \
+      "digit_update_us_rgb565 <=20|drm_frame_us_800x480 <=500|" \
+      "drm_frame_us_1920x1080 <=2500|drm_digit_update_us <=20|" \
+      "drm_rotated_frame_ratio <=1.3|replica_site_build_sign_ms <=500|" \
       "replica_door_verify_apply_ms <=1000", goals, "|")
   }
   { value[$1] = $2 }

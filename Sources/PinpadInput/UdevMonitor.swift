@@ -25,8 +25,19 @@ public final class UdevMonitor {
     case removed(DeviceIdentity)
   }
 
-  /// Subscribes to udev's (not the kernel's) events for subsystem `input`.
-  public init() throws(SystemError) {
+  /// Any device's event, as `receiveEvent` gives it (for subsystems other than `input`).
+  public struct Event: Equatable, Sendable {
+    /// `add`, `change`, `remove`...
+    public var action: String
+    /// The kernel's name, e.g. `card0`, `card0-HDMI-A-1`.
+    public var sysname: String
+    /// The node, e.g. `/dev/dri/card0`; empty for a device without one.
+    public var devnode: String
+  }
+
+  /// Subscribes to udev's (not the kernel's) events for `subsystem`: `input` for
+  /// `receive`, another (`drm`) for `receiveEvent`.
+  public init(subsystem: String = "input") throws(SystemError) {
     guard let udev = udev_new() else {
       throw SystemError("udev_new", path: "udev", Errno(errno))
     }
@@ -35,7 +46,7 @@ public final class UdevMonitor {
       udev_unref(udev)
       throw SystemError("udev_monitor_new_from_netlink", path: "udev", Errno(code))
     }
-    var rc = udev_monitor_filter_add_match_subsystem_devtype(monitor, "input", nil)
+    var rc = udev_monitor_filter_add_match_subsystem_devtype(monitor, subsystem, nil)
     if rc >= 0 { rc = udev_monitor_enable_receiving(monitor) }
     if rc < 0 {
       udev_monitor_unref(monitor)
@@ -73,6 +84,17 @@ public final class UdevMonitor {
       }
     }
     return nil
+  }
+
+  /// The next event of the monitor's subsystem, whatever the device; nil when nothing
+  /// more is pending.
+  public func receiveEvent() -> Event? {
+    guard let device = udev_monitor_receive_device(monitor) else { return nil }
+    defer { udev_device_unref(device) }
+    let text = { (pointer: UnsafePointer<CChar>?) in pointer.map { String(cString: $0) } ?? "" }
+    return Event(
+      action: text(udev_device_get_action(device)), sysname: text(udev_device_get_sysname(device)),
+      devnode: text(udev_device_get_devnode(device)))
   }
 
   /// The input event devices present now that udev has initialised.

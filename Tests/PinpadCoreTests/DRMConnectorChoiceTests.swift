@@ -47,6 +47,15 @@ import Testing
     #expect(problem.description == "no connected connector (HDMI-A-1 disconnected)")
   }
 
+  @Test func aCardWithoutConnectorsWillNotGetOne() {
+    guard case .failure(let problem) = DRMConnectorChoice.choose([]) else {
+      Issue.record("chose a connector of none")
+      return
+    }
+    #expect(!problem.mayAppear)
+    #expect(problem.description == "no connected connector")
+  }
+
   @Test func anUnknownNameOrModeSaysWhatThereIs() {
     guard case .failure(let name) = DRMConnectorChoice.choose([hdmi, dsi], named: "HDMI-A-2"),
       case .failure(let mode) = DRMConnectorChoice.choose([virtual], size: (640, 480))

@@ -43,6 +43,29 @@ import Testing
   }
 
   @Test(arguments: ScreenRotation.allCases)
+  func everyPixelOfAPartTurnedLandsWhereTheTurnSaysAtAnySize(_ rotation: ScreenRotation) {
+    // Sides and offsets that are no multiple of the 4 x 4 blocks or 32 x 32 tiles the
+    // copy works in; every pixel of the picture distinct.
+    let (pw, ph) = (70, 37)
+    var picture = Canvas(width: pw, height: ph)
+    for y in 0..<ph { for x in 0..<pw { picture.pixels[y * pw + x] = UInt32(y * pw + x + 1) } }
+    let turned = rotation == .clockwise90 || rotation == .clockwise270
+    let (sw, sh) = turned ? (ph, pw) : (pw, ph)
+    var screen = Canvas(width: sw, height: sh)
+    let part = Rect(x: 3, y: 5, width: 61, height: 29)
+    screen.copy(picture, rect: part, rotation: rotation)
+    var wrong = 0
+    for y in 0..<sh {
+      for x in 0..<sw {
+        let p = rotation.picturePoint(screenX: x, screenY: y, screenWidth: sw, screenHeight: sh)
+        let inside = part.intersection(Rect(x: p.x, y: p.y, width: 1, height: 1)).isEmpty == false
+        if screen[x, y] != (inside ? picture[p.x, p.y] : 0) { wrong += 1 }
+      }
+    }
+    #expect(wrong == 0)
+  }
+
+  @Test(arguments: ScreenRotation.allCases)
   func redrawingOnlyWhatChangedGivesTheWholeTurnedFrame(_ rotation: ScreenRotation) {
     var canvas = Canvas(width: 800, height: 480)
     var renderer = ScreenRenderer(rotation: rotation)

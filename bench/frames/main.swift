@@ -1,6 +1,8 @@
 // `make bench`'s frame figures: PinpadScreen's render of the entry screen plus its
 // conversion into an in-memory framebuffer (32 bpp XRGB8888 and 16 bpp RGB565, each
-// line padded by 64 bytes as real line_lengths are), through public API only. The
+// line padded by 64 bytes as real line_lengths are), and the DRM display's path: canvas,
+// PageFlipper, two in-memory buffers standing in for the dumb buffers (32 bpp, pitch
+// as a dumb buffer's), upright and turned 90 degrees; through public API only. The
 // `_ttf` figures draw with DejaVu Sans Bold through FreeType (fonts-dejavu-core), its
 // digits shown (Mask=digits) so that the update draws a glyph; left out without it.
 // Prints `name: value` lines, microseconds per frame (median of the rounds); asserts
@@ -73,6 +75,68 @@ func measure(
   return (median(frames), median(digits))
 }
 
+/// The DRM display's path at w x h turned by `rotation`: the renderer draws on a
+/// canvas, whose changed rectangles go through a PageFlipper into the back one of two
+/// buffers standing in for the dumb buffers, which is then taken as flipped to.
+struct DRMPath {
+  let pitch: Int
+  var buffers: [[UInt8]]
+  var flipper: PageFlipper
+  var renderer: ScreenRenderer
+  var canvas: Canvas
+  var model = ScreenModel()
+
+  init(width w: Int, height h: Int, rotation: ScreenRotation = .none) {
+    // A dumb buffer's pitch: 4 bytes a pixel, lines aligned to 64 bytes (as the
+    // generic and most drivers' dumb_create give).
+    pitch = (w * 4 + 63) / 64 * 64
+    buffers = [[UInt8]](repeating: [UInt8](repeating: 0, count: pitch * h), count: 2)
+    flipper = PageFlipper(width: w, height: h)
+    renderer = ScreenRenderer(rotation: rotation)
+    canvas = Canvas(width: w, height: h)
+    model.phase = .entering
+    model.boxes = 6
+  }
+
+  mutating func present() {
+    flipper.changed(canvas.takeDirty())
+    guard let (buffer, rects) = flipper.next() else { return }
+    let pitch = pitch
+    buffers[buffer].withUnsafeMutableBytes { raw in
+      PixelFormat.xrgb8888.write(
+        canvas, rects: rects, to: raw.baseAddress!, lineLength: pitch, capacity: raw.count)
+    }
+    flipper.flipped()
+  }
+
+  /// One full frame, microseconds.
+  mutating func frame() -> Double {
+    micros(
+      clock.measure {
+        renderer.invalidate()
+        renderer.draw(model, on: &canvas)
+        present()
+      })
+  }
+
+  /// One more digit (the `n`th), microseconds. The back buffer lacks this change and the
+  /// one before (it was last written two frames ago), as when digits are typed one
+  /// after another.
+  mutating func digit(_ n: Int) -> Double {
+    model.filled = n % 6
+    model.cursor = n % 6
+    renderer.draw(model, on: &canvas)
+    present()
+    model.filled = n % 6 + 1
+    model.cursor = n % 6 + 1
+    return micros(
+      clock.measure {
+        renderer.draw(model, on: &canvas)
+        present()
+      })
+  }
+}
+
 func emit(_ name: String, _ value: Double) {
   let tenths = Int(value * 10 + 0.5)
   print("\(name): \(tenths / 10).\(tenths % 10)")
@@ -108,3 +172,21 @@ if let ttf = dejaVu() {
   emit("frame_us_800x480_xrgb8888_ttf", outline.frame)
   emit("digit_update_us_800x480_xrgb8888_ttf", outline.digit)
 }
+
+var drmSmall = DRMPath(width: 800, height: 480)
+var drmLarge = DRMPath(width: 1920, height: 1080)
+var drmTurned = DRMPath(width: 800, height: 480, rotation: .clockwise90)
+// The turned frame and the upright one are measured in turns, round by round, so that
+// a busy machine weighs on both alike.
+var upright: [Double] = []
+var turned: [Double] = []
+for _ in 0..<rounds {
+  upright.append(drmSmall.frame())
+  turned.append(drmTurned.frame())
+}
+emit("drm_frame_us_800x480", median(upright))
+emit("drm_frame_us_1920x1080", median((0..<rounds).map { _ in drmLarge.frame() }))
+emit("drm_digit_update_us", median((0..<rounds).map { drmSmall.digit($0) }))
+emit("drm_frame_us_800x480_rotated90", median(turned))
+let ratio = Int(median(turned) / median(upright) * 100 + 0.5)
+print("drm_rotated_frame_ratio: \(ratio / 100).\(ratio % 100 < 10 ? "0" : "")\(ratio % 100)")

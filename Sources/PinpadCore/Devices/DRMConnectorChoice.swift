@@ -70,12 +70,17 @@ public enum DRMConnectorChoice {
     public var connector: Int
     /// Index into that connector's modes.
     public var mode: Int
+    public init(connector: Int, mode: Int) {
+      self.connector = connector
+      self.mode = mode
+    }
   }
 
   /// Why nothing can be chosen, as the log line says it.
   public struct Problem: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String
-    /// True when a connector may yet appear (a cable plugged in later).
+    /// True when a connector may yet appear (a cable plugged in later); false for a card
+    /// without connectors, an unknown name or mode.
     public var mayAppear: Bool
   }
 
@@ -95,7 +100,7 @@ public enum DRMConnectorChoice {
           Problem(
             description: "no connected connector"
               + (names.isEmpty ? "" : " (\(names.joined(separator: ", ")))"),
-            mayAppear: true))
+            mayAppear: !connectors.isEmpty))
       }
       index = first
     } else {

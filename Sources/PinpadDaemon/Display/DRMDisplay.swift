@@ -2,6 +2,7 @@ import CLibdrm
 import Glibc
 import PinpadCore
 import PinpadDRM
+import PinpadInput
 import PinpadProgram
 import PinpadScreen
 import PinpadSystem
@@ -18,105 +19,127 @@ import PinpadSystem
 /// It holds the VT like the framebuffer display, and is DRM master only while that VT
 /// is in front: master is dropped on a switch away and taken back, with a full redraw,
 /// on the switch back.
+///
+/// Connectors are followed through udev's `drm` events (pinpadd(8), DISPLAY): one
+/// unplugged stops the drawing (the session goes on), one plugged in is driven again,
+/// in new buffers when its mode has another size (`DRMHotplug` decides). With no
+/// connected connector at the start it waits for one, when asked to.
 public final class DRMDisplay: Display, VirtualTerminalHolder {
   public let card: DRMCard
-  public let connector: DRMConnectorSummary
-  public let rotation: ScreenRotation
-  private let connectorID: UInt32
-  private let crtc: UInt32
-  private let mode: drmModeModeInfo
-  private let saved: drmModeCrtc?
-  private var buffers: [DRMBuffer]
-  private var flipper: PageFlipper
-  private let terminal: VirtualTerminal?
+  /// The connector shown, or last shown; nil before one was.
+  public private(set) var connector: DRMConnectorSummary?
+  public private(set) var rotation: ScreenRotation = .none
+  private let config: DisplayConfig
+  private let font: ScreenFont?
+  /// What is driven now; nil while nothing is (no connector yet, or it was unplugged).
+  private var output: Output?
+  /// What the CRTC first driven showed before, and the connector, put back at exit.
+  private var saved: (crtc: drmModeCrtc, connector: UInt32)?
+  private var buffers: [DRMBuffer] = []
+  private var flipper = PageFlipper(width: 1, height: 1)
+  private var terminal: VirtualTerminal?
+  /// Whether to take the VT when a connector is first driven.
+  private let takesTerminal: Bool
   private var screen: HeldScreen
   private let loop: EventLoop?
   private let log: Logger?
+  private var monitor: UdevMonitor?
   private var flipFailureLogged = false
 
-  /// Opens `path`, chooses the connector and mode, makes the two buffers, takes the VT
-  /// (unless `takeTerminal` is false), shows the first buffer and watches the card's
-  /// events on `loop` (without one, each flip is waited for at once).
+  private struct Output {
+    var connector: UInt32
+    var crtc: UInt32
+    var mode: drmModeModeInfo
+  }
+
+  /// No connector to drive; `mayAppear` when one may be plugged in later.
+  public struct NoConnector: Error, CustomStringConvertible {
+    public var description: String
+    public var mayAppear: Bool
+  }
+
+  /// Opens `path`, chooses the connector and mode, takes the VT (unless `takeTerminal`
+  /// is false), makes the two buffers, shows the first and watches the card's events and
+  /// udev's on `loop` (without one, each flip is waited for at once and connectors are
+  /// not followed). With nothing connected it throws `NoConnector`, or, when
+  /// `waitForConnector` and given a loop, logs one line and waits for a connector; the
+  /// VT is left alone until one is driven.
   public init(
     path: String, config: DisplayConfig, loop: EventLoop?, takeTerminal: Bool = true,
-    font: BitmapFont?, log: Logger? = nil
+    font: ScreenFont?, log: Logger? = nil, waitForConnector: Bool = false
   ) throws {
-    let card = try DRMCard(path: path)
-    let connectors = try card.connectors()
-    let choice: DRMConnectorChoice.Choice
-    switch DRMConnectorChoice.choose(
-      connectors.map(\.summary), named: config.connector, size: config.mode)
-    {
-    case .success(let chosen): choice = chosen
-    case .failure(let problem): throw SystemError.failure("\(path): \(problem)")
-    }
-    let connector = connectors[choice.connector]
-    let mode = connector.modes[choice.mode]
-    let crtc = try card.crtc(for: connector)
-    let width = Int(mode.hdisplay)
-    let height = Int(mode.vdisplay)
-    var buffers: [DRMBuffer] = []
-    var terminal: VirtualTerminal? = nil
-    do {
-      for _ in 0..<2 { buffers.append(try card.makeBuffer(width: width, height: height)) }
-      if takeTerminal {
-        let vt = VirtualTerminal(driver: try LinuxVirtualTerminalDriver(path: nil))
-        try vt.take()
-        terminal = vt
-      }
-      saved = card.crtcState(crtc)
-      try card.show(buffers[0].framebuffer, crtc: crtc, connector: connector.id, mode: mode)
-    } catch {
-      terminal?.close()
-      for buffer in buffers { card.free(buffer) }
-      card.close()
-      throw error
-    }
-    self.card = card
-    self.connector = connector.summary
-    connectorID = connector.id
-    self.crtc = crtc
-    self.mode = mode
-    self.buffers = buffers
-    self.terminal = terminal
+    card = try DRMCard(path: path)
+    self.config = config
+    self.font = font
     self.loop = loop
     self.log = log
-    rotation = config.rotate ?? connector.summary.panelRotation ?? .none
-    flipper = PageFlipper(width: width, height: height)
-    let pictureHeight = rotation.pictureSize(screenWidth: width, screenHeight: height).height
-    screen = HeldScreen(
-      width: width, height: height, font: font ?? DisplayFont.standard(forHeight: pictureHeight),
-      rotation: rotation)
-    if let loop {
-      do {
-        try loop.watch(card.fd, .readable) { [unowned self] _ in self.flipCompleted() }
-      } catch {
-        close()
-        throw SystemError("cannot watch \(path)", error)
+    takesTerminal = takeTerminal
+    // A stand-in until there is a screen: nothing is drawn on it.
+    screen = HeldScreen(width: 1, height: 1, font: font ?? .builtin, rotation: .none)
+    screen.offScreen = true
+    do {
+      // Watching first, so that a connector plugged in while this probes is not missed.
+      if let loop { watchConnectors(on: loop) }
+      let connectors = try card.connectors()
+      var choice: DRMConnectorChoice.Choice? = nil
+      switch DRMConnectorChoice.choose(
+        connectors.map(\.summary), named: config.connector, size: config.mode)
+      {
+      case .success(let chosen): choice = chosen
+      case .failure(let problem):
+        guard waitForConnector, problem.mayAppear, loop != nil else {
+          throw NoConnector(description: "\(path): \(problem)", mayAppear: problem.mayAppear)
+        }
+        log?.info("display: waiting for a connected connector on \(path) (\(problem))")
       }
+      if let choice {
+        try drive(connectors[choice.connector], mode: choice.mode, newBuffers: true)
+      }
+      if let loop {
+        do {
+          try loop.watch(card.fd, .readable) { [unowned self] _ in self.flipCompleted() }
+        } catch {
+          throw SystemError("cannot watch \(path)", error)
+        }
+      }
+    } catch {
+      close()
+      throw error
     }
   }
 
-  /// The first card of `/dev/dri` that opens with a connected connector; throws what
-  /// each one said when none does.
+  /// The first card of `/dev/dri` that opens with a connected connector. When none has
+  /// one and `waitForConnector`, the first that has connectors, waiting for one; else
+  /// throws what each card said.
   public static func first(
-    config: DisplayConfig, loop: EventLoop?, font: BitmapFont?, log: Logger?,
-    directory: String = "/dev/dri"
+    config: DisplayConfig, loop: EventLoop?, font: ScreenFont?, log: Logger?,
+    waitForConnector: Bool = false, directory: String = "/dev/dri"
   ) throws -> DRMDisplay {
     var problems: [String] = []
+    var waitOn: String? = nil
     for path in DRMCard.cardPaths(directory: directory) {
       do {
         return try DRMDisplay(path: path, config: config, loop: loop, font: font, log: log)
       } catch {
+        if let none = error as? NoConnector, none.mayAppear, waitOn == nil { waitOn = path }
         problems.append("\(error)")
       }
+    }
+    if waitForConnector, let waitOn {
+      return try DRMDisplay(
+        path: waitOn, config: config, loop: loop, font: font, log: log, waitForConnector: true)
     }
     throw SystemError.failure(
       problems.isEmpty ? "no DRM card in \(directory)" : problems.joined(separator: "; "))
   }
 
-  public var pixelSize: (width: Int, height: Int)? { (screen.canvas.width, screen.canvas.height) }
-  public var layout: ScreenLayout? { screen.renderer.layout }
+  /// True while no connector is driven (none yet, or it was unplugged).
+  public var waiting: Bool { output == nil }
+
+  public var pixelSize: (width: Int, height: Int)? {
+    output == nil ? nil : (screen.canvas.width, screen.canvas.height)
+  }
+  public var layout: ScreenLayout? { output == nil ? nil : screen.renderer.layout }
 
   public func show(_ model: ScreenModel) {
     guard screen.draw(model) else { return }
@@ -126,25 +149,34 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
 
   /// Brings the back buffer up to date and flips to it, unless a flip is on its way.
   private func pump() {
-    guard !screen.released, !screen.closed, let (buffer, rects) = flipper.next() else { return }
+    guard let output, !screen.released, !screen.closed, let (buffer, rects) = flipper.next()
+    else { return }
     write(rects, into: buffer)
     do {
-      try card.flip(crtc: crtc, to: buffers[buffer].framebuffer)
+      try card.flip(crtc: output.crtc, to: buffers[buffer].framebuffer)
     } catch {
       // A driver that refuses to flip: show the buffer by a modeset instead.
       if !flipFailureLogged {
         flipFailureLogged = true
         log?.warning("display: \(error); setting the mode for each frame instead")
       }
-      do {
-        try card.show(buffers[buffer].framebuffer, crtc: crtc, connector: connectorID, mode: mode)
-        flipper.flipped()
-      } catch {
-        flipper.flipFailed(rects)
-        return
-      }
+      do { try showNow(buffer, rects, on: output) } catch { return }
     }
     if loop == nil { waitForFlip() }
+  }
+
+  /// Shows `buffer`, just written with `rects`, by a modeset at once; when refused, the
+  /// buffer still lacks them.
+  private func showNow(_ buffer: Int, _ rects: [Rect], on output: Output) throws {
+    do {
+      try card.show(
+        buffers[buffer].framebuffer, crtc: output.crtc, connector: output.connector,
+        mode: output.mode)
+      flipper.flipped()
+    } catch {
+      flipper.flipFailed(rects)
+      throw error
+    }
   }
 
   private func write(_ rects: [Rect], into index: Int) {
@@ -179,20 +211,140 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
       try? terminal.allowRelease()
     case .back?:
       do { try card.setMaster() } catch { log?.warning("display: \(error)") }
-      _ = screen.canvas.takeDirty()
-      flipper.invalidate()
-      guard !flipper.flipPending, let (buffer, rects) = flipper.next() else { return }
-      write(rects, into: buffer)
-      do {
-        try card.show(buffers[buffer].framebuffer, crtc: crtc, connector: connectorID, mode: mode)
-        flipper.flipped()
-      } catch {
-        flipper.flipFailed(rects)
-        log?.warning("display: \(error)")
-      }
+      // Connectors are probed in full only by the master: see what changed meanwhile.
+      if !followConnectors() { putOnScreen() }
     case nil:
       break
     }
+  }
+
+  /// Drives `connector` in its mode `index`: in new buffers of that size (the layout
+  /// redone for it) when `newBuffers`, else in those there are; the whole picture is put
+  /// on screen, then the buffers replaced are freed.
+  private func drive(_ connector: DRMConnector, mode index: Int, newBuffers: Bool) throws {
+    if takesTerminal, terminal == nil {
+      let vt = VirtualTerminal(driver: try LinuxVirtualTerminalDriver(path: nil))
+      try vt.take()
+      terminal = vt
+    }
+    let mode = connector.modes[index]
+    let crtc = try card.crtc(for: connector)
+    let width = Int(mode.hdisplay)
+    let height = Int(mode.vdisplay)
+    let turn = config.rotate ?? connector.summary.panelRotation ?? .none
+    var replaced: [DRMBuffer] = []
+    if newBuffers || buffers.isEmpty {
+      var fresh: [DRMBuffer] = []
+      do {
+        for _ in 0..<2 { fresh.append(try card.makeBuffer(width: width, height: height)) }
+      } catch {
+        for buffer in fresh { card.free(buffer) }
+        throw error
+      }
+      replaced = buffers
+      buffers = fresh
+      flipper = PageFlipper(width: width, height: height)
+    }
+    if !replaced.isEmpty || turn != rotation || screen.canvas.width != width
+      || screen.canvas.height != height
+    {
+      rotation = turn
+      let pictureHeight = turn.pictureSize(screenWidth: width, screenHeight: height).height
+      screen.resize(
+        width: width, height: height,
+        font: font ?? DisplayFont.preferred(forHeight: pictureHeight), rotation: turn)
+    } else {
+      screen.redraw()
+    }
+    if saved == nil, let state = card.crtcState(crtc) { saved = (state, connector.id) }
+    output = Output(connector: connector.id, crtc: crtc, mode: mode)
+    self.connector = connector.summary
+    putOnScreen()
+    for buffer in replaced { card.free(buffer) }
+  }
+
+  /// Writes the whole picture into a buffer and shows it by a modeset (after a VT switch
+  /// back, a connector plugged in, a new mode: another program may have set its own mode
+  /// meanwhile). A flip still on its way is taken as done: the modeset supersedes it, and
+  /// on a connector gone it may never complete.
+  private func putOnScreen() {
+    guard let output, !screen.released, !screen.closed else { return }
+    _ = screen.canvas.takeDirty()
+    flipper.invalidate()
+    flipper.flipped()
+    guard let (buffer, rects) = flipper.next() else { return }
+    write(rects, into: buffer)
+    do { try showNow(buffer, rects, on: output) } catch { log?.warning("display: \(error)") }
+  }
+
+  /// Watches udev's `drm` events: a connector plugged in or out. Without udev they are
+  /// not followed (a warning).
+  private func watchConnectors(on loop: EventLoop) {
+    do {
+      let monitor = try UdevMonitor(subsystem: "drm")
+      try loop.watch(monitor.fd, .readable) { [unowned self] _ in self.devicesChanged() }
+      self.monitor = monitor
+    } catch {
+      log?.warning("display: connectors plugged in or out are not followed: \(error)")
+    }
+  }
+
+  /// udev told of DRM devices: when one is this card or its connectors, follow them.
+  private func devicesChanged() {
+    let card = String(self.card.path.split(separator: "/").last ?? "")
+    var ours = false
+    while let event = monitor?.receiveEvent() {
+      if event.sysname == card || event.sysname.hasPrefix(card + "-") { ours = true }
+    }
+    if ours { _ = followConnectors() }
+  }
+
+  /// Probes the connectors again and does what `DRMHotplug` decides; false when that is
+  /// nothing.
+  private func followConnectors() -> Bool {
+    guard !screen.closed else { return false }
+    let connectors: [DRMConnector]
+    do { connectors = try card.connectors() } catch {
+      log?.warning("display: \(error)")
+      return false
+    }
+    let shown = output.flatMap { output in
+      connector.map {
+        DRMHotplug.Shown(
+          connector: $0.name,
+          mode: .init(
+            width: Int(output.mode.hdisplay), height: Int(output.mode.vdisplay),
+            refresh: Int(output.mode.vrefresh)))
+      }
+    }
+    let action = DRMHotplug.react(
+      showing: shown, buffers: buffers.first.map { ($0.width, $0.height) },
+      connectors: connectors.map(\.summary), named: config.connector, size: config.mode)
+    switch action {
+    case .nothing:
+      return false
+    case .stop(let reason):
+      stopShowing()
+      log?.info(
+        "display: \(connector?.name ?? "connector") gone (\(reason)); waiting for a connected connector on \(card.path)"
+      )
+    case .showAgain(let choice), .newMode(let choice):
+      do {
+        try drive(
+          connectors[choice.connector], mode: choice.mode, newBuffers: action == .newMode(choice))
+        log?.info("display: \(DisplaySetup.describe(self))")
+      } catch {
+        stopShowing()
+        log?.warning("display: \(error)")
+      }
+    }
+    return true
+  }
+
+  /// Nothing is driven: frames are kept, not drawn, until a connector is.
+  private func stopShowing() {
+    output = nil
+    screen.offScreen = true
   }
 
   /// Puts back what the CRTC showed before (unless switched away), frees the buffers,
@@ -202,7 +354,9 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
     guard !screen.closed else { return }
     screen.closed = true
     loop?.unwatch(card.fd)
-    if !screen.released, let saved { card.restore(saved, connector: connectorID) }
+    if let monitor { loop?.unwatch(monitor.fd) }
+    monitor = nil
+    if !screen.released, let saved { card.restore(saved.crtc, connector: saved.connector) }
     for buffer in buffers { card.free(buffer) }
     buffers = []
     terminal?.close()

@@ -37,9 +37,11 @@ enum DisplaySetup {
         let drm =
           try card.map {
             try DRMDisplay(
-              path: $0, config: config, loop: loop, font: try drmFont(config), log: log)
+              path: $0, config: config, loop: loop, font: try font(config), log: log,
+              waitForConnector: true)
           }
-          ?? DRMDisplay.first(config: config, loop: loop, font: try drmFont(config), log: log)
+          ?? DRMDisplay.first(
+            config: config, loop: loop, font: try font(config), log: log, waitForConnector: true)
         log.info("display: \(describe(drm))")
         display = drm
       } catch {
@@ -63,15 +65,19 @@ enum DisplaySetup {
       }
     case .auto:
       // DRM/KMS first, then fbdev, then the console (pinpadd.conf(5), [Display]). No
-      // card at all (no /dev/dri) is not worth a log line.
+      // card at all (no /dev/dri) is not worth a log line. A card with connectors but
+      // none connected is waited on: its fbdev emulation would show nothing either.
       let drmDevice = config.device.hasPrefix("/dev/dri/")
       if drmDevice || (config.device.isEmpty && !DRMCard.cardPaths().isEmpty) {
         do {
           let drm =
             try config.device.isEmpty
-            ? DRMDisplay.first(config: config, loop: loop, font: try drmFont(config), log: log)
+            ? DRMDisplay.first(
+              config: config, loop: loop, font: try font(config), log: log,
+              waitForConnector: true)
             : DRMDisplay(
-              path: config.device, config: config, loop: loop, font: try drmFont(config), log: log)
+              path: config.device, config: config, loop: loop, font: try font(config), log: log,
+              waitForConnector: true)
           log.info("display: \(describe(drm))")
           return drm
         } catch {
@@ -126,21 +132,19 @@ enum DisplaySetup {
     return TerminalHint.line(entry)
   }
 
-  /// "DRM /dev/dri/card0 Virtual-1 1280x800, rotated 90", for the log.
+  /// "DRM /dev/dri/card0 Virtual-1 1280x800, rotated 90", for the log; "DRM
+  /// /dev/dri/card0, waiting for a connector" while none is driven.
   static func describe(_ drm: DRMDisplay) -> String {
+    guard !drm.waiting, let connector = drm.connector else {
+      return "DRM \(drm.card.path), waiting for a connector"
+    }
     let size = drm.pixelSize.map { "\($0.width)x\($0.height)" } ?? "?"
     let turned = drm.rotation == .none ? "" : ", rotated \(drm.rotation.rawValue)"
-    return "DRM \(drm.card.path) \(drm.connector.name) \(size)\(turned)"
+    return "DRM \(drm.card.path) \(connector.name) \(size)\(turned)"
   }
 
   /// `[Display] Font=`, nil when unset (each display then picks its default).
   private static func font(_ config: DisplayConfig) throws -> ScreenFont? {
     config.font.isEmpty ? nil : try DisplayFont.load(path: config.font)
-  }
-
-  /// The DRM display draws bitmap fonts only, so far: an outline `Font=` is checked
-  /// (a bad file refuses the start) and the display keeps its console font.
-  private static func drmFont(_ config: DisplayConfig) throws -> BitmapFont? {
-    try font(config)?.bitmapFont
   }
 }

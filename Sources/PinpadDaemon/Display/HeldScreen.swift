@@ -12,6 +12,9 @@ struct HeldScreen {
   private(set) var lastModel: ScreenModel?
   private(set) var released = false
   var closed = false
+  /// There is no screen to draw on (a DRM connector unplugged, or none yet): models are
+  /// kept, not drawn, until `redraw`.
+  var offScreen = false
 
   /// Which way a VT signal switched.
   enum Switch {
@@ -26,18 +29,31 @@ struct HeldScreen {
     canvas = Canvas(width: width, height: height)
   }
 
-  init(width: Int, height: Int, font: BitmapFont, rotation: ScreenRotation) {
-    self.init(width: width, height: height, font: .bitmap(font), rotation: rotation)
-  }
-
   /// Draws `model` on the canvas; false when nothing may be drawn (closed, or switched
   /// away: the model is kept for the return).
   mutating func draw(_ model: ScreenModel) -> Bool {
     guard !closed else { return false }
     lastModel = model
-    guard !released else { return false }
+    guard !released, !offScreen else { return false }
     renderer.draw(model, on: &canvas)
     return true
+  }
+
+  /// Draws the last model again whole (unless switched away or closed): the screen
+  /// lacks everything. Clears `offScreen`.
+  mutating func redraw() {
+    offScreen = false
+    guard !released, !closed else { return }
+    renderer.invalidate()
+    if let lastModel { renderer.draw(lastModel, on: &canvas) }
+  }
+
+  /// A screen of another size (a new DRM mode): the layout is redone for it and the last
+  /// model drawn on it whole.
+  mutating func resize(width: Int, height: Int, font: ScreenFont, rotation: ScreenRotation) {
+    renderer = ScreenRenderer(font: font, rotation: rotation)
+    canvas = Canvas(width: width, height: height)
+    redraw()
   }
 
   /// The VT's release or acquire signal (`terminal`'s); nil for another, or once closed.
@@ -51,8 +67,7 @@ struct HeldScreen {
     guard signo == terminal.acquireSignal else { return nil }
     try? terminal.acknowledgeAcquire()
     released = false
-    renderer.invalidate()
-    if let lastModel { renderer.draw(lastModel, on: &canvas) }
+    if !offScreen { redraw() }
     return .back
   }
 }

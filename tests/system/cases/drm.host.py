@@ -1,6 +1,7 @@
 """Host side of drm: screendump the DRM screen and compare it with the snapshot
 renderer's newest frame, idle and after typing digits; after a VT switch away and back
-compare again; then the same with Rotate=90."""
+compare again; with the connector off, a digit typed is not drawn, and once it is back
+the screen is redrawn with it; then the same with Rotate=90."""
 import os
 import time
 
@@ -32,6 +33,25 @@ def matches(rig, name, what, deadline_s=60):
         time.sleep(1.0)
 
 
+def not_drawn(rig, name, what, key):
+    """Types `key`; the snapshot pinpadd draws it, the screen must not show it."""
+    folder = open(os.path.join(rig.scratch, "snapshots")).read().strip()
+    before = newest_frame(folder)
+    rig.qmp.send_key(key)
+    deadline = time.monotonic() + 60
+    while newest_frame(folder) == before:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the snapshot pinpadd drew nothing for the digit typed {what}")
+        time.sleep(0.5)
+    time.sleep(1.0)
+    shot = os.path.join(rig.scratch, f"{name}-{what}.png")
+    rig.qmp.execute("screendump", filename=shot, format="png")
+    count, _ = png.differences(png.read(shot), png.read(newest_frame(folder)))
+    if count == 0:
+        raise RuntimeError(f"the digit typed {what} was drawn on the screen")
+    rig.log(f"{what}: the new digit not drawn ({count} pixels differ)")
+
+
 def drive(rig):
     for name, digits in [("upright", ["kp_2", "kp_5", "kp_8", "kp_0"]), ("rotated", ["kp_4", "kp_1"])]:
         if not rig.wait(f"{name}-ready"):
@@ -45,28 +65,16 @@ def drive(rig):
             raise RuntimeError(f"{name}: no frame drawn after the digits")
         rig.signal(f"{name}-typed")
         if name == "upright":
-            if not rig.wait(f"{name}-away"):
-                return
-            folder = open(os.path.join(rig.scratch, "snapshots")).read().strip()
-            before = newest_frame(folder)
-            rig.qmp.send_key("kp_9")
-            deadline = time.monotonic() + 60
-            while newest_frame(folder) == before:
-                if time.monotonic() > deadline:
-                    raise RuntimeError("the snapshot pinpadd drew nothing for the digit typed away")
-                time.sleep(0.5)
-            time.sleep(1.0)
-            away = os.path.join(rig.scratch, f"{name}-away.png")
-            rig.qmp.execute("screendump", filename=away, format="png")
-            count, _ = png.differences(png.read(away), png.read(newest_frame(folder)))
-            if count == 0:
-                raise RuntimeError("the digit typed while switched away was drawn on the screen")
-            rig.log(f"switched away: the new digit not drawn ({count} pixels differ)")
-            rig.signal(f"{name}-typed-away")
-            if not rig.wait(f"{name}-switched"):
-                return
-            matches(rig, name, "after-vt-switch")
-            rig.signal(f"{name}-redrawn")
-
+            # Each step: wait for the guest, check the screen, tell the guest.
+            for ready, check, done in [
+                ("away", lambda: not_drawn(rig, name, "away", "kp_9"), "typed-away"),
+                ("switched", lambda: matches(rig, name, "after-vt-switch"), "redrawn"),
+                ("unplugged", lambda: not_drawn(rig, name, "unplugged", "kp_7"), "typed-unplugged"),
+                ("replugged", lambda: matches(rig, name, "after-replug"), "replug-redrawn"),
+            ]:
+                if not rig.wait(f"{name}-{ready}"):
+                    return
+                check()
+                rig.signal(f"{name}-{done}")
 
 qmp.main(drive)

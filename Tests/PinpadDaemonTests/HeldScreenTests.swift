@@ -1,0 +1,48 @@
+import PinpadCore
+import PinpadScreen
+import Testing
+
+@testable import PinpadDaemon
+
+/// The screen a DRM display keeps while its connector is gone and when it comes back in
+/// another mode (pinpadd(8), DISPLAY).
+@Suite struct HeldScreenTests {
+  var entering: ScreenModel {
+    var model = ScreenModel()
+    model.phase = .entering
+    model.boxes = 4
+    model.filled = 2
+    model.cursor = 2
+    return model
+  }
+
+  @Test func offScreenModelsAreKeptNotDrawnAndRedrawnWhole() {
+    var screen = HeldScreen(width: 800, height: 480, font: .builtin, rotation: .none)
+    let first = screen.draw(ScreenModel())
+    #expect(first)
+    _ = screen.canvas.takeDirty()
+    screen.offScreen = true
+    let before = screen.canvas.pixels
+    let drawn = screen.draw(entering)
+    #expect(!drawn)
+    #expect(screen.canvas.pixels == before)
+    #expect(screen.lastModel == entering)
+    screen.redraw()
+    #expect(!screen.offScreen)
+    let dirty = screen.canvas.takeDirty()
+    #expect(dirty == [screen.canvas.bounds])
+    #expect(screen.canvas.pixels == ScreenRenderer.frame(entering, width: 800, height: 480).pixels)
+  }
+
+  @Test func aNewSizeIsLaidOutAgainWithTheLastModel() {
+    var screen = HeldScreen(width: 1, height: 1, font: .builtin, rotation: .none)
+    screen.offScreen = true
+    let drawn = screen.draw(entering)
+    #expect(!drawn)
+    screen.resize(width: 1280, height: 800, font: .builtin, rotation: .clockwise90)
+    #expect((screen.canvas.width, screen.canvas.height) == (1280, 800))
+    let whole = ScreenRenderer.frame(entering, width: 1280, height: 800, rotation: .clockwise90)
+    #expect(screen.canvas.pixels == whole.pixels)
+    #expect(screen.renderer.layout != nil)
+  }
+}
