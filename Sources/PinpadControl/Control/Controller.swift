@@ -57,14 +57,8 @@ final class Controller {
       Self.adoptKeyBesideCodes(codes.path, verifier)
       Self.warnAboutUntaggedLines(codes, verifier)
     }
-    let pending = core.decide(attempt, people: People(entries: codes.entries, key: verifier.key))
-    var recorded = DecisionCore.Recorded.kept
-    for effect in pending.effects {
-      if let outcome = perform(effect) { recorded = outcome }
-    }
-    let settled = core.settle(pending, recorded)
-    for effect in settled.effects { _ = perform(effect) }
-    return settled.decision
+    let people = People(entries: codes.entries, key: verifier.key)
+    return core.run(attempt, people: people, perform: perform) ?? .deny(.unavailable)
   }
 
   private func perform(_ effect: DecisionCore.Effect) -> DecisionCore.Recorded? {
