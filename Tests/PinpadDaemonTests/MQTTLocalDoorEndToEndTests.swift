@@ -169,4 +169,55 @@ struct MQTTLocalDoorEndToEndTests {
       #expect(!shows(pin, in: bridge.log))
     }
   }
+
+  @Test(
+    "with the site online a uses= line's code goes to the site and its verdict comes back; other codes stay local; after MaxReplicaAgeSec without a fresh replica every code is denied stale"
+  )
+  func countedCodesGoToTheSiteAndAnOldReplicaIsStale() throws {
+    let dir = TempDir()
+    let broker = try Broker(dir: dir)
+    let site = try Site(dir: dir)
+    let alice = try Self.hash("alice", "2468")
+    let carol = try Self.hash("carol", "1357") + ":uses=3"
+    let sub = try Subscriber(broker, dir: dir)
+    try site.publish(
+      broker, "pinpadd/door1/replica", try site.replica(generation: 1, lines: [alice, carol]))
+    try broker.publish("pinpadd/site/status", "online", retain: true)
+    let config = mqttSection(
+      broker: "mqtt://127.0.0.1:\(broker.port)", topic: "pinpadd/door1",
+      extra: ["Decide=local", "SiteKey=\(site.keys.publicPath)", "MaxReplicaAgeSec=4"])
+    let daemon = try TypedDaemon(config: config, dir: dir)
+    let bridge = try Self.startBridge(daemon, dir: dir)
+    #expect(
+      E2E.waitUntil(timeout: 20) {
+        bridge.log.contains("took the replica") && bridge.log.contains("the site is online")
+      }, "\(bridge.log)")
+    let watcher = try daemon.connect()
+
+    daemon.type("1357\r")
+    let code = sub.waitFor("pinpadd/door1/default/code", timeout: 20)
+    #expect(code?.json?["code"] as? String == "1357", "\(bridge.log)")
+    let id = try #require(code?.json?["id"] as? String)
+    try broker.publish(
+      "pinpadd/door1/default/verdict", #"{"id":"\#(id)","result":"granted"}"#)
+    let verdict = try watcher.waitFor("verdict", timeout: 20) { $0.string("id") == id }
+    #expect(verdict?.message.string("result") == "granted")
+    #expect(try Self.verdict(daemon, watcher, "2468")?["result"] as? String == "granted")
+    #expect(
+      sub.messages.filter { $0.topic.hasSuffix("/code") }.count == 1, "only the uses= code left")
+    // The site decided the counted code: the door logged only its own decision.
+    #expect(
+      sub.waitFor("pinpadd/door1/log") { $0.json?["seq"] as? Int == 1 }?.json?["person"]
+        as? String == "alice")
+
+    // No fresh replica for MaxReplicaAgeSec=4: stale.
+    #expect(
+      E2E.waitUntil(timeout: 30) {
+        (try? Self.verdict(daemon, watcher, "2468"))??["reason"] as? String == "stale"
+      })
+    try site.publish(
+      broker, "pinpadd/door1/replica", try site.replica(generation: 2, lines: [alice, carol]))
+    #expect(E2E.waitUntil(timeout: 20) { bridge.log.contains("generation 2") })
+    #expect(try Self.verdict(daemon, watcher, "2468")?["result"] as? String == "granted")
+  }
 }
