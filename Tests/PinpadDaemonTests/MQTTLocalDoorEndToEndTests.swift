@@ -58,6 +58,37 @@ struct MQTTLocalDoorEndToEndTests {
       ], dir: dir, name: "bridge")
   }
 
+  /// A broker, a site whose replica of generation `generation` (alice 2468, carol 1357
+  /// with uses=3) is retained for door1, the site's status, a subscriber on `#`, and a
+  /// daemon whose bridge decides locally.
+  final class Rig {
+    let dir = TempDir()
+    let broker: Broker
+    let site: Site
+    let lines: [String]
+    let sub: Subscriber
+    let daemon: TypedDaemon
+    var bridge: Background
+
+    init(generation: UInt64, siteStatus: String, extra: [String] = []) throws {
+      broker = try Broker(dir: dir)
+      site = try Site(dir: dir)
+      lines = [
+        try MQTTLocalDoorEndToEndTests.hash("alice", "2468"),
+        try MQTTLocalDoorEndToEndTests.hash("carol", "1357") + ":uses=3",
+      ]
+      sub = try Subscriber(broker, dir: dir)
+      try site.publish(
+        broker, "pinpadd/door1/replica", try site.replica(generation: generation, lines: lines))
+      try broker.publish("pinpadd/site/status", siteStatus, retain: true)
+      let config = mqttSection(
+        broker: "mqtt://127.0.0.1:\(broker.port)", topic: "pinpadd/door1",
+        extra: ["Decide=local", "SiteKey=\(site.keys.publicPath)"] + extra)
+      daemon = try TypedDaemon(config: config, dir: dir)
+      bridge = try MQTTLocalDoorEndToEndTests.startBridge(daemon, dir: dir)
+    }
+  }
+
   /// Types `code` and returns the verdict event the daemon sends its clients.
   static func verdict(_ daemon: TypedDaemon, _ watcher: TestClient, _ code: String) throws
     -> [String: Any]?
@@ -70,21 +101,9 @@ struct MQTTLocalDoorEndToEndTests {
     "the door decides from its signed replica: right PIN granted, wrong denied, uses= denied unavailable with the site offline, bad replicas refused, broker gone and bridge restarted without it still decide, the log goes out until acked, no digit on any topic"
   )
   func localDoor() throws {
-    let dir = TempDir()
-    let broker = try Broker(dir: dir)
-    let site = try Site(dir: dir)
-    let alice = try Self.hash("alice", "2468")
-    let carol = try Self.hash("carol", "1357") + ":uses=3"
-    let sub = try Subscriber(broker, dir: dir)
-    try site.publish(
-      broker, "pinpadd/door1/replica", try site.replica(generation: 3, lines: [alice, carol]))
-    try broker.publish("pinpadd/site/status", "offline", retain: true)
-
-    let config = mqttSection(
-      broker: "mqtt://127.0.0.1:\(broker.port)", topic: "pinpadd/door1",
-      extra: ["Decide=local", "SiteKey=\(site.keys.publicPath)"])
-    let daemon = try TypedDaemon(config: config, dir: dir)
-    var bridge = try Self.startBridge(daemon, dir: dir)
+    let rig = try Rig(generation: 3, siteStatus: "offline")
+    let (dir, broker, site, sub, daemon) = (rig.dir, rig.broker, rig.site, rig.sub, rig.daemon)
+    var bridge = rig.bridge
     #expect(
       E2E.waitUntil(timeout: 20) { bridge.log.contains("took the replica of generation 3") },
       "\(bridge.log)")
@@ -174,20 +193,10 @@ struct MQTTLocalDoorEndToEndTests {
     "with the site online a uses= line's code goes to the site and its verdict comes back; other codes stay local; after MaxReplicaAgeSec without a fresh replica every code is denied stale"
   )
   func countedCodesGoToTheSiteAndAnOldReplicaIsStale() throws {
-    let dir = TempDir()
-    let broker = try Broker(dir: dir)
-    let site = try Site(dir: dir)
-    let alice = try Self.hash("alice", "2468")
-    let carol = try Self.hash("carol", "1357") + ":uses=3"
-    let sub = try Subscriber(broker, dir: dir)
-    try site.publish(
-      broker, "pinpadd/door1/replica", try site.replica(generation: 1, lines: [alice, carol]))
-    try broker.publish("pinpadd/site/status", "online", retain: true)
-    let config = mqttSection(
-      broker: "mqtt://127.0.0.1:\(broker.port)", topic: "pinpadd/door1",
-      extra: ["Decide=local", "SiteKey=\(site.keys.publicPath)", "MaxReplicaAgeSec=4"])
-    let daemon = try TypedDaemon(config: config, dir: dir)
-    let bridge = try Self.startBridge(daemon, dir: dir)
+    let rig = try Rig(generation: 1, siteStatus: "online", extra: ["MaxReplicaAgeSec=4"])
+    let (broker, site, sub, daemon, bridge) = (
+      rig.broker, rig.site, rig.sub, rig.daemon, rig.bridge
+    )
     #expect(
       E2E.waitUntil(timeout: 20) {
         bridge.log.contains("took the replica") && bridge.log.contains("the site is online")
@@ -216,7 +225,7 @@ struct MQTTLocalDoorEndToEndTests {
         (try? Self.verdict(daemon, watcher, "2468"))??["reason"] as? String == "stale"
       })
     try site.publish(
-      broker, "pinpadd/door1/replica", try site.replica(generation: 2, lines: [alice, carol]))
+      broker, "pinpadd/door1/replica", try site.replica(generation: 2, lines: rig.lines))
     #expect(E2E.waitUntil(timeout: 20) { bridge.log.contains("generation 2") })
     #expect(try Self.verdict(daemon, watcher, "2468")?["result"] as? String == "granted")
   }

@@ -22,22 +22,18 @@ final class SQLiteDatabase {
   /// Opens `path`, creating it 0600 when missing (and making an existing one 0600).
   init(path: String) throws(Failure) {
     self.path = path
-    if !FileSystem.exists(path) {
-      let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-      if fd >= 0 {
-        var owned = OwnedDescriptor(taking: fd)
-        owned.close()
-      }
-    }
-    if let status = try? FileSystem.status(path), status.mode & 0o077 != 0 {
-      try? FileSystem.setMode(path, 0o600)
-    }
     var opened: OpaquePointer? = nil
     let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-    guard sqlite3_open_v2(path, &opened, flags, nil) == SQLITE_OK, let opened else {
+    // Made 0600 (SQLite creates its files 0644 less the umask), its -wal and -shm too.
+    let rc = FileSystem.withUmask(0o077) { sqlite3_open_v2(path, &opened, flags, nil) }
+    guard rc == SQLITE_OK, let opened else {
       let why = opened.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
       if let opened { sqlite3_close_v2(opened) }
       throw Failure(description: "\(path): cannot open the database: \(why)")
+    }
+    // One made by someone else with a wider mode is narrowed.
+    if let mode = try? FileSystem.status(path).mode, mode & 0o777 != 0o600 {
+      try? FileSystem.setMode(path, 0o600)
     }
     handle = opened
     sqlite3_busy_timeout(handle, 5000)
