@@ -113,8 +113,8 @@ extension Bridge {
       for entry in try door.log.toSend(limit: Self.logBatch) {
         let rc = client.publish(topic: logTopic, text: entry.json, retain: false)
         if rc != 0 {
+          // Sent again from the first unacknowledged entry after the reconnection.
           log.warning("cannot publish to \(logTopic): \(MQTTClient.describe(rc))")
-          door.log.reconnected()
           return
         }
       }

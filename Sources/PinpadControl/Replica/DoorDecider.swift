@@ -158,14 +158,27 @@ final class DoorDecider {
         }
         return nil
       })
-    guard let decision else { return .toSite }
-    return .answered(verdict: decision.verdict(id: code.id).line, entry: entry)
+    guard let decision else {
+      say("attempt \(attempt.id) on keypad \(keypad): a uses= line; sent to the site")
+      return .toSite
+    }
+    return answered(attempt.id, code.id, decision, keypad: keypad, entry: entry)
   }
 
   private func answer(_ id: String, _ decision: Decision, atMs: Int64, keypad: String) -> Outcome {
     let entry = logged(decision, atMs: atMs, keypad: keypad)
     let final = entry == nil && decision.granted ? Decision.deny(.unavailable) : decision
-    return .answered(verdict: final.verdict(id: id).line, entry: entry)
+    let shown = UntrustedText.sanitized(id, maxBytes: DaemonLine.maxIDBytes)
+    return answered(shown, id, final, keypad: keypad, entry: entry)
+  }
+
+  /// The verdict for attempt `id` (`shown`: cleaned for the log), its lines said as
+  /// `serve` says them.
+  private func answered(
+    _ shown: String, _ id: String, _ decision: Decision, keypad: String, entry: LogEntry?
+  ) -> Outcome {
+    for text in decision.logLines(id: shown, place: "keypad \(keypad)") { say(text) }
+    return .answered(verdict: decision.verdict(id: id).line, entry: entry)
   }
 
   /// Commits `decision` to the door's log; nil when it could not be.
