@@ -229,4 +229,33 @@ struct MQTTLocalDoorEndToEndTests {
     #expect(E2E.waitUntil(timeout: 20) { bridge.log.contains("generation 2") })
     #expect(try Self.verdict(daemon, watcher, "2468")?["result"] as? String == "granted")
   }
+
+  @Test(
+    "Decide=local without SiteKey=: pinpadd --check-config and the bridge say FILE:LINE, exit 78; a SiteKey= that is no key: the bridge exits 78"
+  )
+  func badLocalConfiguration() throws {
+    let dir = TempDir()
+    let path = dir.write("p.conf", "[MQTT]\nBroker=mqtt://127.0.0.1\nDecide=local\n")
+    let check = try runProgram(E2E.pinpadd, ["--check-config", "--config", path])
+    #expect(check.status == 78)
+    #expect(check.stderr.hasPrefix("\(path):3: "), "\(check.stderr)")
+    #expect(check.stderr.contains("needs SiteKey="))
+    let bridge = try runProgram(
+      E2E.pinpadctl, ["--socket", dir.file("none.sock"), "mqtt", "--config", path])
+    #expect(bridge.status == 78)
+    #expect(bridge.stderr == check.stderr)
+
+    let notAKey = dir.write("site.pub", "not a key\n")
+    let keyed = dir.write(
+      "k.conf", "[MQTT]\nBroker=mqtt://127.0.0.1\nDecide=local\nSiteKey=\(notAKey)\n")
+    let refused = try runProgram(
+      E2E.pinpadctl,
+      [
+        "--socket", dir.file("none.sock"), "mqtt", "--config", keyed, "--state-dir",
+        dir.file("state"),
+      ])
+    #expect(refused.status == 78, "\(refused.stderr)")
+    #expect(refused.stderr.contains("SiteKey=\(notAKey)"), "\(refused.stderr)")
+    #expect(refused.stderr.split(separator: "\n").count == 1)
+  }
 }
