@@ -12,7 +12,8 @@ final class Bridge {
   let socketPath: String
   let log: Logger
   var core: BridgeCore
-  /// The link to the daemon: exists only while the broker connection does.
+  /// The link to the daemon: exists only while the broker connection does (with
+  /// `Decide=site`; a door deciding locally keeps it).
   let daemon: DaemonConnection
   var exitCode: Int32? = nil
   /// The MQTT 5 message expiry of code messages: the verdict timeout, in whole seconds.

@@ -8,10 +8,11 @@ import PinpadSystem
 ///
 /// One thread, one EventLoop (epoll) over the broker socket, the daemon socket, a signalfd
 /// and a timer (`WatchSet`).
-/// The daemon connection exists only while the broker connection does (docs/protocol.md,
-/// "MQTT: connection"): when the broker goes, the bridge hangs up on the daemon at once,
-/// so the screen says "unavailable" rather than "no response"; both come back when the
-/// broker does.
+/// With `Decide=site` the daemon connection exists only while the broker connection does
+/// (docs/protocol.md, "MQTT: connection"): when the broker goes, the bridge hangs up on
+/// the daemon at once, so the screen says "unavailable" rather than "no response"; both
+/// come back when the broker does. With `Decide=local` the bridge decides codes itself and keeps the daemon
+/// connection (docs/protocol.md, "Replica: the door"; Bridge+Local.swift).
 enum BridgeService {
   static let usage = """
     Usage: pinpadctl [--socket PATH] mqtt [--config FILE] [--state-dir DIR]
