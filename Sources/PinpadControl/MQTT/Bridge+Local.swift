@@ -46,8 +46,11 @@ extension Bridge {
     if topic == replicaTopic {
       if message.payload.count > Replica.maxBytes {
         log.warning("\(topic): refused \(Replica.Refusal.tooLarge(message.payload.count))")
-      } else if door.offer(Array(message.payload)) {
-        publishReplicaState(now: Clock.monotonic(), force: true)
+      } else if replicaPace.admit(now: Clock.monotonic()) {
+        offerReplica(Array(message.payload))
+      } else {
+        if waitingReplica != nil { replicasSuperseded += 1 }
+        waitingReplica = Array(message.payload)
       }
       return true
     }
@@ -91,16 +94,32 @@ extension Bridge {
     }
   }
 
-  /// Once per loop turn: the next batch of the log, and the state when it changed.
+  func offerReplica(_ bytes: [UInt8]) {
+    guard let door else { return }
+    if replicasSuperseded > 0 {
+      log.warning(
+        "\(replicasSuperseded) replicas replaced by newer ones before their check (a flood)")
+      replicasSuperseded = 0
+    }
+    if door.offer(bytes) { publishReplicaState(now: Clock.monotonic(), force: true) }
+  }
+
+  /// Once per loop turn: the replica waiting for its turn, the next batch of the log,
+  /// and the state when it changed.
   func localTurn() {
+    if let waiting = waitingReplica, replicaPace.admit(now: Clock.monotonic()) {
+      waitingReplica = nil
+      offerReplica(waiting)
+    }
     guard door != nil, session.isConnected else { return }
     publishLog()
     publishReplicaState(now: Clock.monotonic(), force: false)
   }
 
-  /// When the loop must wake for the door: soon while log entries wait to be sent, else
-  /// when the state's age is due again.
+  /// When the loop must wake for the door: when a waiting replica may be checked, soon
+  /// while log entries wait to be sent, else when the state's age is due again.
   func localDeadline(now: Instant) -> Instant? {
+    if waitingReplica != nil { return replicaPace.nextAt(now: now) }
     guard let door, session.isConnected else { return nil }
     if door.log.cursor.sent < door.log.cursor.last { return now + .milliseconds(10) }
     return replicaState.map { $0.at + Self.replicaStateInterval }

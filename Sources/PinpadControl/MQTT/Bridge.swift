@@ -24,6 +24,11 @@ final class Bridge {
   var siteOnline = false
   /// The last `TOPIC/replica/state` published, and when.
   var replicaState: (text: String, at: Instant)? = nil
+  /// With `Decide=local`: the pace of replica checks, the latest replica waiting for
+  /// its turn, and how many waiting ones a newer one replaced.
+  var replicaPace = ReplicaPace()
+  var waitingReplica: [UInt8]? = nil
+  var replicasSuperseded = 0
 
   /// VerdictTimeoutSec rounded up to whole seconds (at least 1), MQTT's unit.
   static func expirySeconds(_ timeout: Duration) -> UInt32 {

@@ -113,3 +113,25 @@ import Testing
     #expect(forged.people == nil)
   }
 }
+
+/// The pace at which a door checks replicas under a flood.
+@Suite struct ReplicaPaceTests {
+  static let t0 = Instant(nanoseconds: 5_000_000_000)
+
+  /// Whether each of `count` replicas at `now` is admitted.
+  static func admits(_ pace: inout ReplicaPace, _ count: Int, at now: Instant) -> [Bool] {
+    (0..<count).map { _ in pace.admit(now: now) }
+  }
+
+  @Test func aBurstAtOnceThenOneAnInterval() {
+    var pace = ReplicaPace(burst: 3, interval: .seconds(2))
+    #expect(Self.admits(&pace, 4, at: Self.t0) == [true, true, true, false])
+    #expect(pace.nextAt(now: Self.t0) == Self.t0 + .seconds(2))
+    #expect(Self.admits(&pace, 1, at: Self.t0 + .seconds(1)) == [false])
+    #expect(Self.admits(&pace, 2, at: Self.t0 + .seconds(2)) == [true, false])
+    // Quiet for a while: a full burst again.
+    let later = Self.t0 + .seconds(60)
+    #expect(pace.nextAt(now: later) == later)
+    #expect(Self.admits(&pace, 4, at: later) == [true, true, true, false])
+  }
+}
