@@ -219,6 +219,12 @@ struct MQTTLocalDoorEndToEndTests {
       sub.waitFor("pinpadd/door1/log") { $0.json?["seq"] as? Int == 1 }?.json?["person"]
         as? String == "alice")
 
+    // The 16 MiB bound is the replica topic's only: a verdict over 64 KiB is dropped unread.
+    try broker.publish("pinpadd/door1/default/verdict", String(repeating: "x", count: 100_000))
+    #expect(
+      E2E.waitUntil(timeout: 20) { bridge.log.contains("over 64 KiB, dropped unread") },
+      "\(bridge.log)")
+
     // No fresh replica for MaxReplicaAgeSec=4: stale.
     #expect(
       E2E.waitUntil(timeout: 30) {
