@@ -185,7 +185,9 @@ struct MQTTLocalDoorEndToEndTests {
       for message in sub.messages + sub2.messages {
         #expect(!shows(pin, in: message.topic + " " + message.payload), "\(message.topic)")
       }
-      #expect(!shows(pin, in: bridge.log))
+      // (The broker's random port is in the log: a port is no code.)
+      let log = bridge.log.replacingOccurrences(of: ":\(broker.port)", with: ":PORT")
+      #expect(!shows(pin, in: log))
     }
   }
 
