@@ -180,9 +180,10 @@ struct MQTTLocalDoorEndToEndTests {
         $0.json?["log_pending"] as? Int == 0
       } != nil, "\(bridge.log)")
 
-    // No digit of any code on any topic, nor in the bridge's log.
+    // No digit of any code on any topic the door publishes, nor in the bridge's log.
     for pin in ["2468", "1111", "1357", "9999"] {
-      for message in sub.messages + sub2.messages {
+      // (The replicas are the test's own: hashes, whose '.' and '/' cut random runs short.)
+      for message in sub.messages + sub2.messages where message.topic != "pinpadd/door1/replica" {
         #expect(!shows(pin, in: message.topic + " " + message.payload), "\(message.topic)")
       }
       // (The broker's random port is in the log: a port is no code.)
