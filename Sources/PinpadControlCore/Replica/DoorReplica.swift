@@ -88,11 +88,4 @@ public struct DoorReplica: Sendable {
 
   /// The generation held, 0 for none.
   public var generation: UInt64 { held?.replica.generation ?? 0 }
-
-  /// Whether the line that `code` would be decided by locally must go to the site
-  /// instead: the entry at `index` has `uses=`.
-  public func spentBySite(entry index: Int) -> Bool {
-    guard let held, held.entries.indices.contains(index) else { return false }
-    return held.entries[index].rules.uses != nil
-  }
 }
