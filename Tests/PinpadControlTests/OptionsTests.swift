@@ -242,6 +242,18 @@ import Testing
     #expect(try MQTTCommand.Options.parse(["-h", "--bad"]).help)
   }
 
+  @Test func mqttStateDirIsGivenOrTheEnvironmentsOrTheStandardOne() throws {
+    #expect(try MQTTCommand.Options.parse(["--state-dir", "/s"]).stateDirectory == "/s")
+    #expect(
+      ControllerStateDirectory.resolve(nil, environment: "/e:/f", standard: "/var/lib/x") == "/e")
+    #expect(
+      ControllerStateDirectory.resolve(nil, environment: nil, standard: "/var/lib/x")
+        == "/var/lib/x")
+    #expect(
+      Self.refusal { try MQTTCommand.Options.parse(["--state-dir"]) }
+        == "--state-dir needs a directory")
+  }
+
   @Test func mqttRefusesWhatItDoesNotKnow() {
     #expect(
       Self.refusal { try MQTTCommand.Options.parse(["--config"]) } == "--config needs a file")

@@ -36,7 +36,7 @@ import Testing
     #expect(
       spelled == [
         "unknown", "expired", "not_yet_valid", "outside_hours", "used_up", "wrong_door",
-        "disabled", "locked", "unavailable",
+        "disabled", "locked", "unavailable", "stale",
       ])
   }
 

@@ -25,6 +25,35 @@ private func mqttError(_ text: String) -> ConfigError? {
     #expect(settings.discoveryPrefix == "homeassistant")
   }
 
+  @Test("Decide=site by default, MaxReplicaAgeSec=604800; local with SiteKey=")
+  func decide() throws {
+    let site = try mqtt("[MQTT]\nBroker=mqtt://localhost\n")
+    #expect(site.decide == .site)
+    #expect(site.maxReplicaAgeSeconds == 604_800)
+    let local = try mqtt(
+      "[MQTT]\nBroker=mqtt://localhost\nDecide=local\nSiteKey=/etc/pinpadd/site.pub\n"
+        + "MaxReplicaAgeSec=0\n")
+    #expect(local.decide == .local)
+    #expect(local.siteKey == "/etc/pinpadd/site.pub")
+    #expect(local.maxReplicaAgeSeconds == 0)
+  }
+
+  @Test(
+    "Decide=local needs SiteKey=, an absolute path; a bad Decide= or MaxReplicaAgeSec= names its line",
+    arguments: [
+      ("Decide=local\n", 3, "needs SiteKey="),
+      ("Decide=local\nSiteKey=site.pub\n", 4, "absolute path"),
+      ("Decide=door\n", 3, "not one of site or local"),
+      ("MaxReplicaAgeSec=-1\n", 3, "MaxReplicaAgeSec=-1"),
+      ("MaxReplicaAgeSec=week\n", 3, "not a whole number"),
+    ])
+  func decideRefusals(text: String, line: Int, message: String) {
+    let error = mqttError("[MQTT]\nBroker=mqtt://localhost\n" + text)
+    #expect(error?.path == "p.conf")
+    #expect(error?.line == line)
+    #expect(error?.message.contains(message) == true)
+  }
+
   @Test(
     "no ClientID= (or an empty one): the ClientID is Topic= with each / made -, so two devices on one host differ"
   )

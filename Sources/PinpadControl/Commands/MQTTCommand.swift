@@ -1,10 +1,11 @@
 import PinpadProgram
 
-/// `pinpadctl mqtt [--config FILE]`: the bridge between the daemon and the MQTT broker
+/// `pinpadctl mqtt [--config FILE] [--state-dir DIR]`: the bridge between the daemon and the MQTT broker
 /// of `[MQTT]` (pinpadctl(1); `BridgeService`).
 enum MQTTCommand {
   struct Options: Equatable {
     var config: String? = nil
+    var stateDir: String? = nil
     var help = false
 
     /// The words after `mqtt`.
@@ -18,6 +19,8 @@ enum MQTTCommand {
           return options
         case "--config":
           options.config = try words.value(of: word, missing: "--config needs a file")
+        case "--state-dir":
+          options.stateDir = try words.value(of: word, missing: "--state-dir needs a directory")
         default:
           throw UsageError("mqtt [--config FILE] (unexpected \(word.text))")
         }
@@ -30,6 +33,13 @@ enum MQTTCommand {
 
     /// `--config FILE`, else the daemon's own configuration.
     var configPath: String { config ?? "/etc/pinpadd/pinpadd.conf" }
+
+    /// The bridge's state directory, where a door deciding locally keeps its replica and
+    /// its log (pinpadctl(1), mqtt): `--state-dir DIR`, else `$STATE_DIRECTORY`, else
+    /// /var/lib/pinpadd-mqtt.
+    var stateDirectory: String {
+      ControllerStateDirectory.resolve(stateDir, standard: "/var/lib/pinpadd-mqtt")
+    }
   }
 
   static func run(_ options: Options, socketPath: String) throws -> Int32 {

@@ -70,14 +70,8 @@ final class Controller {
   /// The decision for `attempt` (its code and card are zeroed), recorded.
   func answer(_ attempt: Attempt) -> Decision {
     reloadCodes()
-    let pending = core.decide(attempt, people: People(entries: codes.entries, key: verifier.key))
-    var recorded = DecisionCore.Recorded.kept
-    for effect in pending.effects {
-      if let outcome = perform(effect) { recorded = outcome }
-    }
-    let settled = core.settle(pending, recorded)
-    for effect in settled.effects { _ = perform(effect) }
-    return settled.decision
+    let people = People(entries: codes.entries, key: verifier.key)
+    return core.run(attempt, people: people, perform: perform) ?? .deny(.unavailable)
   }
 
   private func perform(_ effect: DecisionCore.Effect) -> DecisionCore.Recorded? {

@@ -13,7 +13,7 @@ enum ControllerStateDirectory {
     _ given: String?,
     environment: String? = getenv("STATE_DIRECTORY").map {
       String(cString: $0)
-    }
+    }, standard: String = ControllerStateDirectory.standard
   ) -> String {
     if let given { return given }
     if let environment, let first = environment.split(separator: ":").first, !first.isEmpty {

@@ -12,11 +12,23 @@ final class Bridge {
   let socketPath: String
   let log: Logger
   var core: BridgeCore
-  /// The link to the daemon: exists only while the broker connection does.
+  /// The link to the daemon: exists only while the broker connection does (with
+  /// `Decide=site`; a door deciding locally keeps it).
   let daemon: DaemonConnection
   var exitCode: Int32? = nil
   /// The MQTT 5 message expiry of code messages: the verdict timeout, in whole seconds.
   let codeExpirySeconds: UInt32
+  /// With `Decide=local`: the door deciding codes itself (Bridge+Local.swift).
+  let door: DoorDecider?
+  /// With `Decide=local`: whether the site's retained `pinpadd/site/status` says online.
+  var siteOnline = false
+  /// The last `TOPIC/replica/state` published, and when.
+  var replicaState: (text: String, at: Instant)? = nil
+  /// With `Decide=local`: the pace of replica checks, the latest replica waiting for
+  /// its turn, and how many waiting ones a newer one replaced.
+  var replicaPace = ReplicaPace()
+  var waitingReplica: [UInt8]? = nil
+  var replicasSuperseded = 0
 
   /// VerdictTimeoutSec rounded up to whole seconds (at least 1), MQTT's unit.
   static func expirySeconds(_ timeout: Duration) -> UInt32 {
@@ -30,8 +42,9 @@ final class Bridge {
 
   init(
     settings: MQTTSettings, password: SecretPassword?, socketPath: String, maxFailures: Int,
-    codeExpirySeconds: UInt32, keypads: [String], log: Logger
+    codeExpirySeconds: UInt32, keypads: [String], log: Logger, door: DoorDecider? = nil
   ) {
+    self.door = door
     self.socketPath = socketPath
     daemon = DaemonConnection(path: socketPath)
     self.log = log
@@ -46,26 +59,33 @@ final class Bridge {
     // MQTT 5 for message expiry on codes, the broker keeping large packets to itself,
     // retained verdicts never sent, and "session taken over" said by the broker.
     session.version = .v5
-    session.maximumIncomingPacket = Bridge.maximumIncomingPacket
+    session.maximumIncomingPacket =
+      door == nil ? Bridge.maximumIncomingPacket : Bridge.maximumIncomingPacketLocal
     session.onConnected = { [unowned self] client in
       let rc = client.subscribeSkippingRetained(core.verdictFilter)
       if rc != 0 {
         log.warning("cannot subscribe to \(core.verdictFilter): \(MQTTClient.describe(rc))")
       }
       subscribeDoorCommands(client)
+      localConnected(client)
       connectDaemon(now: Clock.monotonic())
     }
     session.onLost = { [unowned self] in
+      siteOnline = false
+      replicaState = nil
+      // A door deciding locally stays with its daemon (docs/protocol.md, "Replica").
+      if door != nil { return }
       if daemon.stop() { log.warning("disconnecting from the daemon until the broker is back") }
     }
     session.onIncoming = { [unowned self] message in
-      if doorCommand(message) { return }
+      if doorCommand(message) || localMessage(message) { return }
       verdictMessage(message)
     }
   }
 
   func run(signals: SignalReader) -> Int32 {
     session.start(now: Clock.monotonic())
+    connectDaemon(now: Clock.monotonic())
     let watches: WatchSet
     var signalled = false
     do {
@@ -100,7 +120,7 @@ final class Bridge {
       }
       let now = Clock.monotonic()
       let deadlines = [
-        session.nextDeadline, daemon.nextDeadline, core.nextStatusAt,
+        session.nextDeadline, daemon.nextDeadline, core.nextStatusAt, localDeadline(now: now),
       ].compactMap { $0 }
       // Idle: wake for the keepalive only (a third of it), nothing else.
       var timeout = Duration.seconds(Int64(MQTTClient.keepAliveSeconds)) / 3
@@ -124,13 +144,14 @@ final class Bridge {
         }
         let broker = watches.ready[.broker] ?? []
         session.pump(readable: !broker.isDisjoint(with: [.readable, .error, .hangup]))
+        localTurn()
         let fromDaemon = watches.ready[.daemon] ?? []
         if fromDaemon.contains(.writable) { daemon.flush() }
         if !fromDaemon.subtracting(.writable).isEmpty { readDaemon() }
         let after = Clock.monotonic()
         if let warning = daemon.report(now: after) { log.warning(warning) }
         session.housekeeping(now: after)
-        if session.isConnected { connectDaemon(now: after) }
+        connectDaemon(now: after)
         perform(core.tick(now: after))
         if !turn() { watches.loop.stop() }
       }
@@ -143,9 +164,12 @@ final class Bridge {
 
   // MARK: daemon side
 
-  /// Connects to the daemon when its link says it is time, while the broker is there.
+  /// Connects to the daemon when its link says it is time, while the broker is there
+  /// (or always, for a door deciding locally).
   func connectDaemon(now: Instant) {
-    guard session.isConnected, let warning = daemon.connectIfDue(now: now) else { return }
+    guard session.isConnected || door != nil, let warning = daemon.connectIfDue(now: now) else {
+      return
+    }
     log.warning(warning)
   }
 
@@ -161,7 +185,7 @@ final class Bridge {
       case .malformed(let problem):
         log.warning(BridgeCore.describe(problem))
       case .line(.code(let code), let line):
-        publishCode(code, line)
+        if door != nil { localCode(code, line) } else { publishCode(code, line) }
       case .line(let message, let line):
         perform(
           core.daemonMessage(
@@ -175,7 +199,8 @@ final class Bridge {
 
   /// A `code` line: its bytes go out as they are and are zeroed with the reader's
   /// buffer; the id and keypad are the only members that are Strings.
-  func publishCode(_ code: CodeLine, _ line: UnsafeMutableBufferPointer<UInt8>) {
+  @discardableResult
+  func publishCode(_ code: CodeLine, _ line: UnsafeMutableBufferPointer<UInt8>) -> Bool {
     let topic = core.codeTopic(id: code.id, keypad: code.keypad)
     let rc =
       session.client?.publish(
@@ -184,6 +209,7 @@ final class Bridge {
     if rc != 0 {
       log.warning("attempt \(code.id) on keypad \(code.keypad): the code could not be published")
     }
+    return rc == 0
   }
 
   // MARK: broker side

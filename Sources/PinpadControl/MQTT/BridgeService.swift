@@ -8,13 +8,14 @@ import PinpadSystem
 ///
 /// One thread, one EventLoop (epoll) over the broker socket, the daemon socket, a signalfd
 /// and a timer (`WatchSet`).
-/// The daemon connection exists only while the broker connection does (docs/protocol.md,
-/// "MQTT: connection"): when the broker goes, the bridge hangs up on the daemon at once,
-/// so the screen says "unavailable" rather than "no response"; both come back when the
-/// broker does.
+/// With `Decide=site` the daemon connection exists only while the broker connection does
+/// (docs/protocol.md, "MQTT: connection"): when the broker goes, the bridge hangs up on
+/// the daemon at once, so the screen says "unavailable" rather than "no response"; both
+/// come back when the broker does. With `Decide=local` the bridge decides codes itself and keeps the daemon
+/// connection (docs/protocol.md, "Replica: the door"; Bridge+Local.swift).
 enum BridgeService {
   static let usage = """
-    Usage: pinpadctl [--socket PATH] mqtt [--config FILE]
+    Usage: pinpadctl [--socket PATH] mqtt [--config FILE] [--state-dir DIR]
 
     Bridges the daemon at PATH (default /run/pinpadd/pinpadd.sock) to the MQTT broker
     of the [MQTT] section in FILE (default /etc/pinpadd/pinpadd.conf and FILE.d/*.conf):
@@ -26,6 +27,9 @@ enum BridgeService {
       TOPIC/door/DOOR/event    door messages; TOPIC/door/DOOR/state {"lock":...,"contact":...}
                             (retained); TOPIC/door/DOOR/command subscribed: open
     and, with Discovery=yes, Home Assistant discovery configs under DiscoveryPrefix.
+    With Decide=local it decides codes itself from the site's signed replica
+    (TOPIC/replica), kept with its log in DIR (default $STATE_DIRECTORY, else
+    /var/lib/pinpadd-mqtt), and sends that log on TOPIC/log until TOPIC/log/ack.
     Exit codes: 78 bad configuration, 69 broker refused the credentials or TLS check.
     """
 
@@ -41,12 +45,25 @@ enum BridgeService {
     let log = Logger(level: .info)
     guard let (config, settings, password) = loadSettings(configPath, required: configGiven)
     else { return ExitCode.config.rawValue }
+    var door: DoorDecider? = nil
+    if settings.decide == .local {
+      do {
+        door = try DoorDecider(
+          settings: settings, stateDirectory: options.stateDirectory,
+          lockoutRules: config.lockout, say: { log.info($0) })
+      } catch {
+        ControlMain.printError(error.description)
+        return error.description.hasPrefix("SiteKey=")
+          ? ExitCode.config.rawValue : ExitCode.unavailable.rawValue
+      }
+    }
     let signals = try SignalReader(blocking: [SIGTERM, SIGINT])
     let bridge = Bridge(
       settings: settings, password: password, socketPath: socketPath,
       maxFailures: config.lockout.maxFailures,
       codeExpirySeconds: Bridge.expirySeconds(config.socket.verdictTimeout),
-      keypads: config.keypads.isEmpty ? ["default"] : config.keypads.map(\.name), log: log)
+      keypads: config.keypads.isEmpty ? ["default"] : config.keypads.map(\.name), log: log,
+      door: door)
     return bridge.run(signals: signals)
   }
 

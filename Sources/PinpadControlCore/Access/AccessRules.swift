@@ -12,6 +12,9 @@ public enum DenialReason: String, CaseIterable, Equatable, Sendable {
   case disabled
   case locked
   case unavailable
+  /// A door deciding from its replica has heard nothing from the site for longer than
+  /// `[MQTT] MaxReplicaAgeSec=`.
+  case stale
 }
 
 /// A local wall-clock time to the minute (a `from=`/`until=` bound), compared in order.

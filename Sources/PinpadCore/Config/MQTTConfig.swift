@@ -7,11 +7,12 @@
 public struct MQTTConfig: Equatable, Sendable {
   public static let keys = [
     "Broker", "Username", "PasswordFile", "CAFile", "CertFile", "KeyFile", "AllowInsecure",
-    "ClientID", "Topic", "Discovery", "DiscoveryPrefix",
+    "ClientID", "Topic", "Discovery", "DiscoveryPrefix", "Decide", "SiteKey",
+    "MaxReplicaAgeSec",
   ]
   public static let defaults: [String: String] = [
     "AllowInsecure": "no", "Topic": "pinpadd/%H", "Discovery": "yes",
-    "DiscoveryPrefix": "homeassistant",
+    "DiscoveryPrefix": "homeassistant", "Decide": "site", "MaxReplicaAgeSec": "604800",
   ]
 
   /// Values as written, by key; keys never written are absent.
@@ -94,11 +95,32 @@ public struct MQTTConfig: Equatable, Sendable {
       }
       throw fail("ClientID", "ClientID=\(value("ClientID")) must be 1..128 characters, no spaces")
     }
+    let decide: MQTTSettings.Decide
+    do {
+      decide = try ConfigValue.choice("Decide", value("Decide"), as: MQTTSettings.Decide.self)
+    } catch {
+      throw fail("Decide", error.message)
+    }
+    let siteKey = value("SiteKey")
+    if !siteKey.isEmpty, !siteKey.hasPrefix("/") {
+      throw fail("SiteKey", "SiteKey=\(siteKey) must be an absolute path")
+    }
+    if decide == .local, siteKey.isEmpty {
+      throw fail(
+        places["SiteKey"] == nil ? "Decide" : "SiteKey",
+        "Decide=local needs SiteKey= (the site's Ed25519 public key, PEM)")
+    }
+    let maxReplicaAge: Int
+    do {
+      maxReplicaAge = try ConfigValue.integer(
+        "MaxReplicaAgeSec", value("MaxReplicaAgeSec"), 0...Int(ConfigValue.maximumSeconds) * 10)
+    } catch { throw fail("MaxReplicaAgeSec", error.message) }
     return MQTTSettings(
       broker: broker, username: value("Username"), passwordFile: value("PasswordFile"),
       passwordFilePlace: places["PasswordFile"], caFile: value("CAFile"),
       certFile: value("CertFile"), keyFile: value("KeyFile"), clientID: clientID, topic: topic,
-      discovery: discovery, discoveryPrefix: prefix)
+      discovery: discovery, discoveryPrefix: prefix, decide: decide, siteKey: siteKey,
+      maxReplicaAgeSeconds: maxReplicaAge)
   }
 }
 
@@ -135,6 +157,19 @@ public struct MQTTSettings: Equatable, Sendable {
   public var topic: String
   public var discovery: Bool
   public var discoveryPrefix: String
+  /// Who decides the codes (pinpadd.conf(5), [MQTT] Decide=; docs/protocol.md, "Replica").
+  public enum Decide: String, CaseIterable, Equatable, Sendable {
+    /// Every code goes to the site controller.
+    case site
+    /// The bridge decides from its signed replica.
+    case local
+  }
+  public var decide: Decide = .site
+  /// The site's Ed25519 public key (PEM), an absolute path; required with `.local`.
+  public var siteKey: String = ""
+  /// No fresh signature from the site for this long: every code is denied `stale`; 0: no
+  /// limit.
+  public var maxReplicaAgeSeconds: Int = 604_800
 }
 
 /// `mqtt://HOST[:PORT]` or `mqtts://HOST[:PORT]`; an IPv6 host is written in brackets.

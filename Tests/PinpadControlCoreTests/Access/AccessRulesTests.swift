@@ -216,7 +216,7 @@ import Testing
     #expect(
       DenialReason.allCases.map(\.rawValue) == [
         "unknown", "expired", "not_yet_valid", "outside_hours", "used_up", "wrong_door",
-        "disabled", "locked", "unavailable",
+        "disabled", "locked", "unavailable", "stale",
       ])
   }
 }

@@ -1,0 +1,160 @@
+import PinpadControlCore
+import PinpadCore
+import PinpadSystem
+
+/// A bridge with `[MQTT] Decide=local` (docs/protocol.md, "Replica"): it takes the
+/// site's replica on `TOPIC/replica`, decides codes itself (`DoorDecider`), publishes its
+/// log on `TOPIC/log` until `TOPIC/log/ack` covers it, and its state on
+/// `TOPIC/replica/state`.
+extension Bridge {
+  /// The most a broker may send a door deciding locally in one packet: a replica of
+  /// 16 MiB with room for its topic and headers. Other messages keep their own bounds.
+  static let maximumIncomingPacketLocal = UInt32(Replica.maxBytes + 4096)
+  /// The site's retained `online|offline`.
+  static let siteStatusTopic = "pinpadd/site/status"
+  /// Log entries published per loop turn, at most.
+  static let logBatch = 64
+  /// `TOPIC/replica/state` is republished for its age at most this often.
+  static let replicaStateInterval: Duration = .seconds(60)
+
+  var replicaTopic: String { core.topic + "/replica" }
+  var logTopic: String { core.topic + "/log" }
+  var logAckTopic: String { core.topic + "/log/ack" }
+  var replicaStateTopic: String { core.topic + "/replica/state" }
+
+  /// A (re)connection to the broker: the replica (retained: the latest one comes at
+  /// once), the site's status and the acks are subscribed; the log is sent again from
+  /// its first unacknowledged entry; the daemon's state is published again.
+  func localConnected(_ client: MQTTClient) {
+    guard let door else { return }
+    for filter in [replicaTopic, Self.siteStatusTopic] {
+      let rc = client.subscribe(filter)
+      if rc != 0 { log.warning("cannot subscribe to \(filter): \(MQTTClient.describe(rc))") }
+    }
+    let rc = client.subscribeSkippingRetained(logAckTopic)
+    if rc != 0 { log.warning("cannot subscribe to \(logAckTopic): \(MQTTClient.describe(rc))") }
+    door.log.reconnected()
+    replicaState = nil
+    if core.discovery { perform([core.replicaAgeDiscoveryConfig()]) }
+    if daemon.state.isReady { perform(core.daemonConnected()) }
+  }
+
+  /// A message on the replica, site status or log ack topic; false for other topics.
+  func localMessage(_ message: MQTTClient.Incoming) -> Bool {
+    guard let door else { return false }
+    let topic = message.topic
+    if topic == replicaTopic {
+      if message.payload.count > Replica.maxBytes {
+        log.warning("\(topic): refused \(Replica.Refusal.tooLarge(message.payload.count))")
+      } else if replicaPace.admit(now: Clock.monotonic()) {
+        offerReplica(Array(message.payload))
+      } else {
+        if waitingReplica != nil { replicasSuperseded += 1 }
+        waitingReplica = Array(message.payload)
+      }
+      return true
+    }
+    if topic == Self.siteStatusTopic {
+      let text = message.payload.count <= 16 ? Array(message.payload) : []
+      let online = text.elementsEqual("online".utf8)
+      if online != siteOnline {
+        log.info("the site is \(online ? "online" : "offline")")
+      }
+      siteOnline = online
+      return true
+    }
+    if topic == logAckTopic {
+      guard message.payload.count <= 4096, !message.retained,
+        let ack = LogAck(json: message.payload)
+      else {
+        log.warning("\(topic): not an ack of this log; ignored")
+        return true
+      }
+      do {
+        if try door.log.take(ack) { publishReplicaState(now: Clock.monotonic(), force: false) }
+      } catch { log.warning("\(error)") }
+      return true
+    }
+    return false
+  }
+
+  /// A code from the daemon: decided here; a `uses=` line's code goes to the site while
+  /// it is there.
+  func localCode(_ code: CodeLine, _ line: UnsafeMutableBufferPointer<UInt8>) {
+    guard let door else { return }
+    let reachable = session.isConnected && siteOnline
+    switch door.decide(
+      code, in: line, siteReachable: reachable,
+      send: { copy in publishCode(code, copy) })
+    {
+    case .toSite: break
+    case .answered(let verdict, _):
+      sendToDaemon(verdict)
+      publishLog()
+    }
+  }
+
+  func offerReplica(_ bytes: [UInt8]) {
+    guard let door else { return }
+    if replicasSuperseded > 0 {
+      log.warning(
+        "\(replicasSuperseded) replicas replaced by newer ones before their check (a flood)")
+      replicasSuperseded = 0
+    }
+    if door.offer(bytes) { publishReplicaState(now: Clock.monotonic(), force: true) }
+  }
+
+  /// Once per loop turn: the replica waiting for its turn, the next batch of the log,
+  /// and the state when it changed.
+  func localTurn() {
+    if let waiting = waitingReplica, replicaPace.admit(now: Clock.monotonic()) {
+      waitingReplica = nil
+      offerReplica(waiting)
+    }
+    guard door != nil, session.isConnected else { return }
+    publishLog()
+    publishReplicaState(now: Clock.monotonic(), force: false)
+  }
+
+  /// When the loop must wake for the door: when a waiting replica may be checked, soon
+  /// while log entries wait to be sent, else when the state's age is due again.
+  func localDeadline(now: Instant) -> Instant? {
+    if waitingReplica != nil { return replicaPace.nextAt(now: now) }
+    guard let door, session.isConnected else { return nil }
+    if door.log.cursor.sent < door.log.cursor.last { return now + .milliseconds(10) }
+    return replicaState.map { $0.at + Self.replicaStateInterval }
+  }
+
+  /// Publishes the next entries of the log not sent on this connection (QoS 1).
+  func publishLog() {
+    guard let door, session.isConnected, let client = session.client else { return }
+    do {
+      for entry in try door.log.toSend(limit: Self.logBatch) {
+        let rc = client.publish(topic: logTopic, text: entry.json, retain: false)
+        if rc != 0 {
+          // Sent again from the first unacknowledged entry after the reconnection.
+          log.warning("cannot publish to \(logTopic): \(MQTTClient.describe(rc))")
+          return
+        }
+      }
+    } catch { log.warning("\(error)") }
+  }
+
+  /// `TOPIC/replica/state` (retained) when generation, people or pending entries
+  /// changed, or its age is a minute old (`force`: now).
+  func publishReplicaState(now: Instant, force: Bool) {
+    guard let door, session.isConnected else { return }
+    let replica = door.replica
+    let age = replica.age(now: now).map { Int($0.components.seconds) }
+    let text = BridgeCore.replicaState(
+      generation: replica.generation, ageSeconds: age ?? 0,
+      people: replica.held?.replica.people ?? 0, logPending: door.log.cursor.pending)
+    if !force, let last = replicaState {
+      let changed =
+        BridgeCore.replicaStateWithoutAge(last.text) != BridgeCore.replicaStateWithoutAge(text)
+      if !changed, now < last.at + Self.replicaStateInterval { return }
+    }
+    replicaState = (text, now)
+    perform([.publish(topic: replicaStateTopic, payload: text, retain: true)])
+  }
+}
