@@ -25,6 +25,10 @@ import Testing
     #expect(shows("1234", in: #"{"type":"code","code":"1234"}"#))
     #expect(shows("0012345678", in: "card=0012345678:"))
     #expect(shows("345678", in: "ID 9f 0012345678"))
+    // A loopback broker's random port is no code; the same digits elsewhere are.
+    #expect(!shows("1357", in: "connected to mqtt://127.0.0.1:51357 as door1"))
+    #expect(shows("1357", in: "mqtt://127.0.0.1:5 code 1357"))
+    #expect(shows("1357", in: "127.0.0.2:51357"))
   }
 
   @Test func aDebugRunLeavesNoCodeInLogsStateArgvOrEnvironment() throws {
