@@ -61,6 +61,10 @@ extension Bridge {
         log.info("the site is \(online ? "online" : "offline")")
       }
       siteOnline = online
+      // The site subscribes before it says online, so whatever it missed while away (a
+      // restart, or a broker restart that it came back to after this door) is sent
+      // again: its ack then covers it, and it stores each entry once.
+      if online { door.log.reconnected() }
       return true
     }
     if topic == logAckTopic {
