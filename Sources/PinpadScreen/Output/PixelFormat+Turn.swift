@@ -1,16 +1,18 @@
 import PinpadCore
 
 extension PixelFormat {
-  /// The side of the square tiles `write(_:turnedBy:...)` works in: a tile's picture
-  /// rows and its turned copy stay in the cache while it is turned.
+  /// The screen tiles `write(_:turnedBy:...)` works in. Turned 90 or 270 degrees, a
+  /// tile reads a piece of 16 pixels (a cache line) of each of 128 picture rows, and
+  /// those 128 lines stay in the cache while all 16 of their pixels are used.
   static let turnTile = (width: 128, height: 16)
 
   /// Like `write(_:rects:to:...)` for a screen showing `picture` turned clockwise by
   /// `rotation` (pinpadd.conf(5), [Display] Rotate=): `rects` are screen rectangles
   /// (the screen's sides are the picture's swapped at 90 and 270). Turns and converts in
   /// one pass, without a turned copy of the whole picture: each screen tile is gathered
-  /// from the picture into a small scratch tile, whose rows are then converted as an
-  /// upright write converts rows. Gives the same bytes as turning the picture onto a
+  /// from the picture straight into place for XRGB8888 (the canvas's own format), else
+  /// into a small scratch tile whose rows are then converted as an upright write
+  /// converts rows. Gives the same bytes as turning the picture onto a
   /// screen canvas (`Canvas.copy(_:rect:rotation:)`) and writing that. Writes only, never
   /// reads the destination, and nothing at or beyond `capacity` bytes.
   public func write(
