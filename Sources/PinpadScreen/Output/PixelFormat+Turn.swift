@@ -141,6 +141,10 @@ private struct Turn {
     // Where the piece of screen row `i` of a block goes, from the block's first row.
     let row0 = reversed ? 3 * lineLength : 0
     let rowStep = reversed ? -lineLength : lineLength
+    // Their multiples, worked out once; the inner loop's offsets, inside the tile, use
+    // wrapping arithmetic (as `convert` does): no overflow checks there.
+    let (step2, step3, step4) = (2 * step, 3 * step, 4 * step)
+    let (rowStep2, rowStep3) = (2 * rowStep, 3 * rowStep)
     var y = t.y
     while y + 4 <= t.maxY {
       // The first in memory of the four pixels (x, y ..< y + 4).
@@ -150,21 +154,21 @@ private struct Turn {
       while x + 4 <= t.maxX {
         let c0 = load(p)
         let c1 = load(p + step)
-        let c2 = load(p + 2 * step)
-        let c3 = load(p + 3 * step)
-        let o = (x - t.x) * 4
+        let c2 = load(p + step2)
+        let c3 = load(p + step3)
+        let o = (x &- t.x) &* 4
         to.storeBytes(
           of: SIMD4(c0[0], c1[0], c2[0], c3[0]), toByteOffset: o, as: SIMD4<UInt32>.self)
         to.storeBytes(
-          of: SIMD4(c0[1], c1[1], c2[1], c3[1]), toByteOffset: o + rowStep,
+          of: SIMD4(c0[1], c1[1], c2[1], c3[1]), toByteOffset: o &+ rowStep,
           as: SIMD4<UInt32>.self)
         to.storeBytes(
-          of: SIMD4(c0[2], c1[2], c2[2], c3[2]), toByteOffset: o + 2 * rowStep,
+          of: SIMD4(c0[2], c1[2], c2[2], c3[2]), toByteOffset: o &+ rowStep2,
           as: SIMD4<UInt32>.self)
         to.storeBytes(
-          of: SIMD4(c0[3], c1[3], c2[3], c3[3]), toByteOffset: o + 3 * rowStep,
+          of: SIMD4(c0[3], c1[3], c2[3], c3[3]), toByteOffset: o &+ rowStep3,
           as: SIMD4<UInt32>.self)
-        p += 4 * step
+        p += step4
         x += 4
       }
       for x in x..<t.maxX { for j in 0..<4 { put(x, y + j, t, out, lineLength) } }
