@@ -12,9 +12,10 @@ import PinpadSystem
 ///
 /// A connected connector (or `Connector=`) in its preferred mode (or `Mode=`) shows one of
 /// two dumb buffers. Frames are drawn into an in-memory canvas; the changed rectangles
-/// are copied into the buffer not on screen, which is then flipped to; the flip's
-/// completion, read through the event loop, frees the other one (`PageFlipper`). So a
-/// frame never shows half drawn, and only what changed is written.
+/// are copied (turned on the way, with `Rotate=`) into the buffer not on screen, which
+/// is then flipped to; the flip's completion, read through the event loop, frees the
+/// other one (`PageFlipper`). So a frame never shows half drawn, and only what changed
+/// is written.
 ///
 /// It holds the VT like the framebuffer display, and is DRM master only while that VT
 /// is in front: master is dropped on a switch away and taken back, with a full redraw,
@@ -137,13 +138,13 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
   public var waiting: Bool { output == nil }
 
   public var pixelSize: (width: Int, height: Int)? {
-    output == nil ? nil : (screen.canvas.width, screen.canvas.height)
+    output == nil ? nil : (screen.width, screen.height)
   }
   public var layout: ScreenLayout? { output == nil ? nil : screen.renderer.layout }
 
   public func show(_ model: ScreenModel) {
     guard screen.draw(model) else { return }
-    flipper.changed(screen.canvas.takeDirty())
+    flipper.changed(screen.takeDirty())
     pump()
   }
 
@@ -181,8 +182,8 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
 
   private func write(_ rects: [Rect], into index: Int) {
     let buffer = buffers[index]
-    PixelFormat.xrgb8888.write(
-      screen.canvas, rects: rects, to: buffer.memory, lineLength: buffer.pitch,
+    screen.write(
+      .xrgb8888, rects: rects, to: buffer.memory, lineLength: buffer.pitch,
       capacity: buffer.size)
   }
 
@@ -245,9 +246,7 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
       buffers = fresh
       flipper = PageFlipper(width: width, height: height)
     }
-    if !replaced.isEmpty || turn != rotation || screen.canvas.width != width
-      || screen.canvas.height != height
-    {
+    if !replaced.isEmpty || turn != rotation || screen.width != width || screen.height != height {
       rotation = turn
       let pictureHeight = turn.pictureSize(screenWidth: width, screenHeight: height).height
       screen.resize(
@@ -269,7 +268,7 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
   /// on a connector gone it may never complete.
   private func putOnScreen() {
     guard let output, !screen.released, !screen.closed else { return }
-    _ = screen.canvas.takeDirty()
+    _ = screen.takeDirty()
     flipper.invalidate()
     flipper.flipped()
     guard let (buffer, rects) = flipper.next() else { return }

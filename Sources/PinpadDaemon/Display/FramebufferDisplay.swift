@@ -6,8 +6,9 @@ import PinpadSystem
 /// `--display fb[:DEVICE]`: draws on a Linux framebuffer, holding its virtual terminal.
 ///
 /// Frames are drawn into an in-memory canvas; only the changed rectangles are converted
-/// to the device's pixel format and written out, and the mapped memory is never read.
-/// While the VT is switched away nothing is written; on return everything is redrawn.
+/// to the device's pixel format (and turned, with `Rotate=`) and written out, and the
+/// mapped memory is never read. While the VT is switched away nothing is written; on
+/// return everything is redrawn.
 /// The daemon routes `vtSignals` from its signalfd to `handleSignal(_:)`.
 public final class FramebufferDisplay: Display {
   /// Release (SIGUSR1) and acquire (SIGUSR2) of the VT; block them and pass them in.
@@ -63,8 +64,8 @@ public final class FramebufferDisplay: Display {
     framebuffer.clear()
   }
 
-  public var width: Int { screen.canvas.width }
-  public var height: Int { screen.canvas.height }
+  public var width: Int { screen.width }
+  public var height: Int { screen.height }
   public var pixelSize: (width: Int, height: Int)? { (width, height) }
 
   /// The layout of the last frame (for mapping touches to on-screen keys).
@@ -77,11 +78,11 @@ public final class FramebufferDisplay: Display {
   }
 
   private func flush() {
-    let rects = screen.canvas.takeDirty()
+    let rects = screen.takeDirty()
     guard let memory = framebuffer.memory, !rects.isEmpty else { return }
     let info = framebuffer.info
-    format.write(
-      screen.canvas, rects: rects, to: memory, lineLength: info.lineLength, xOffset: info.xOffset,
+    screen.write(
+      format, rects: rects, to: memory, lineLength: info.lineLength, xOffset: info.xOffset,
       yOffset: info.yOffset, capacity: info.memoryLength)
   }
 

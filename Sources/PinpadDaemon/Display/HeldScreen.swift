@@ -3,12 +3,20 @@ import PinpadScreen
 import PinpadSystem
 
 /// What the pixel displays that hold a VT share (framebuffer, DRM): the renderer and its
-/// in-memory canvas, the last model (drawn again when the VT comes back), and whether the
-/// VT is switched away or the display closed. The display copies the canvas's dirty
-/// rectangles out to its device.
+/// in-memory picture, the last model (drawn again when the VT comes back), and whether the
+/// VT is switched away or the display closed. The display copies the changed screen
+/// rectangles out to its device (`takeDirty`, `write`).
+///
+/// With a `rotation` (pinpadd.conf(5), [Display] Rotate=) the picture is drawn upright,
+/// at the turned size, and turned only as it is written out: turning and converting in
+/// one pass, never a turned copy of it in memory.
 struct HeldScreen {
+  /// Draws the upright picture; the layout is the picture's, as a turned renderer's.
   var renderer: ScreenRenderer
-  var canvas: Canvas
+  /// The picture, upright: the screen's sides swapped at 90 and 270 degrees.
+  private(set) var picture: Canvas
+  /// How far the picture is turned on the screen, clockwise.
+  private(set) var rotation: ScreenRotation
   private(set) var lastModel: ScreenModel?
   private(set) var released = false
   var closed = false
@@ -25,8 +33,71 @@ struct HeldScreen {
   }
 
   init(width: Int, height: Int, font: ScreenFont, rotation: ScreenRotation) {
-    renderer = ScreenRenderer(font: font, rotation: rotation)
-    canvas = Canvas(width: width, height: height)
+    renderer = ScreenRenderer(font: font)
+    self.rotation = rotation
+    picture = Self.blankPicture(width: width, height: height, rotation: rotation)
+  }
+
+  /// A picture for a screen of `width` x `height` turned by `rotation`.
+  private static func blankPicture(width: Int, height: Int, rotation: ScreenRotation) -> Canvas {
+    let size = rotation.pictureSize(screenWidth: width, screenHeight: height)
+    return Canvas(width: size.width, height: size.height)
+  }
+
+  /// The screen's sides.
+  var width: Int { rotation.swapsSides ? picture.height : picture.width }
+  var height: Int { rotation.swapsSides ? picture.width : picture.height }
+
+  /// The screen rectangles changed since the last call.
+  mutating func takeDirty() -> [Rect] {
+    picture.takeDirty().map(screenRect)
+  }
+
+  /// Writes the screen's `rects` in `format` at `base` (as `PixelFormat.write`), the
+  /// picture turned on the way.
+  func write(
+    _ format: PixelFormat, rects: [Rect], to base: UnsafeMutableRawPointer, lineLength: Int,
+    xOffset: Int = 0, yOffset: Int = 0, capacity: Int
+  ) {
+    format.write(
+      picture, turnedBy: rotation, rects: rects, to: base, lineLength: lineLength,
+      xOffset: xOffset, yOffset: yOffset, capacity: capacity)
+  }
+
+  /// The screen as a canvas, its dirty rectangles the screen's: the picture turned (a
+  /// copy, for tests). Set, the picture becomes the canvas turned back.
+  var canvas: Canvas {
+    get {
+      guard rotation != .none else { return picture }
+      var screen = Canvas(width: width, height: height)
+      screen.copy(picture, rect: picture.bounds, rotation: rotation)
+      _ = screen.takeDirty()
+      for rect in picture.dirty { screen.markDirty(screenRect(rect)) }
+      return screen
+    }
+    set {
+      guard rotation != .none else {
+        picture = newValue
+        return
+      }
+      let back: ScreenRotation =
+        rotation == .upsideDown
+        ? .upsideDown
+        : rotation == .clockwise90 ? .clockwise270 : .clockwise90
+      picture.copy(newValue, rect: newValue.bounds, rotation: back)
+      _ = picture.takeDirty()
+      for rect in newValue.dirty {
+        picture.markDirty(
+          Canvas.screenRect(
+            of: rect, rotation: back, pictureWidth: newValue.width, pictureHeight: newValue.height)
+        )
+      }
+    }
+  }
+
+  private func screenRect(_ rect: Rect) -> Rect {
+    Canvas.screenRect(
+      of: rect, rotation: rotation, pictureWidth: picture.width, pictureHeight: picture.height)
   }
 
   /// Draws `model` on the canvas; false when nothing may be drawn (closed, or switched
@@ -35,7 +106,7 @@ struct HeldScreen {
     guard !closed else { return false }
     lastModel = model
     guard !released, !offScreen else { return false }
-    renderer.draw(model, on: &canvas)
+    renderer.draw(model, on: &picture)
     return true
   }
 
@@ -45,14 +116,15 @@ struct HeldScreen {
     offScreen = false
     guard !released, !closed else { return }
     renderer.invalidate()
-    if let lastModel { renderer.draw(lastModel, on: &canvas) }
+    if let lastModel { renderer.draw(lastModel, on: &picture) }
   }
 
   /// A screen of another size (a new DRM mode): the layout is redone for it and the last
   /// model drawn on it whole.
   mutating func resize(width: Int, height: Int, font: ScreenFont, rotation: ScreenRotation) {
-    renderer = ScreenRenderer(font: font, rotation: rotation)
-    canvas = Canvas(width: width, height: height)
+    renderer = ScreenRenderer(font: font)
+    self.rotation = rotation
+    picture = Self.blankPicture(width: width, height: height, rotation: rotation)
     redraw()
   }
 

@@ -141,7 +141,7 @@ public struct PixelFormat: Equatable, Hashable, Sendable, CustomStringConvertibl
 
   /// One row of `count` canvas pixels at `s` into pixel memory at `d`.
   @inline(__always)
-  private func convert(
+  func convert(
     _ s: UnsafePointer<UInt32>, to d: UnsafeMutableRawPointer, count: Int, _ kernel: Kernel
   ) {
     switch kernel {
