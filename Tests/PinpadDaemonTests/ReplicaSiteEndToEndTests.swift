@@ -72,6 +72,22 @@ struct ReplicaSiteEndToEndTests {
     }
   }
 
+  /// `serve --mqtt --sign-key` for `codes` on `broker`: its arguments and state folder.
+  static func siteArguments(_ dir: TempDir, _ broker: Broker, codes: String, key: String)
+    -> (arguments: [String], state: String)
+  {
+    let state = dir.file("site-state")
+    let config = dir.write(
+      "controller.conf",
+      mqttSection(broker: "mqtt://127.0.0.1:\(broker.port)", topic: "site/controller"))
+    return (
+      [
+        "serve", "--state-dir", state, "--codes", codes, "--mqtt", "--config", config,
+        "--sign-key", key,
+      ], state
+    )
+  }
+
   @Test(
     "two doors decide from their replicas online and with the broker gone; a uses= line is unavailable offline; a revocation across a partition reaches them; the site logs each local decision once"
   )
@@ -88,16 +104,8 @@ struct ReplicaSiteEndToEndTests {
     let carol = try AccessControlEndToEndTests.hash(["carol"], "9753\n") + ":uses=5"
     let codes = ControllerEndToEndTests.writeCodes(
       dir, [alice, bob, carol].joined(separator: "\n") + "\n")
-    let state = dir.file("site-state")
-    let controllerConfig = dir.write(
-      "controller.conf",
-      mqttSection(broker: "mqtt://127.0.0.1:\(broker.port)", topic: "site/controller"))
-    let site = try Background(
-      E2E.pinpadctl,
-      [
-        "serve", "--state-dir", state, "--codes", codes, "--mqtt", "--config", controllerConfig,
-        "--sign-key", key,
-      ], dir: dir, name: "serve")
+    let (arguments, state) = Self.siteArguments(dir, broker, codes: codes, key: key)
+    let site = try Background(E2E.pinpadctl, arguments, dir: dir, name: "serve")
     let door1 = try Door("door1", broker: broker, siteKey: pub, dir: dir)
     let door2 = try Door("door2", broker: broker, siteKey: pub, dir: dir)
 
@@ -189,14 +197,8 @@ struct ReplicaLogExactlyOnceEndToEndTests {
     let pub = dir.file("site.pub")
     let alice = try AccessControlEndToEndTests.hash(["alice"], "2468\n")
     let codes = ControllerEndToEndTests.writeCodes(dir, alice + "\n")
-    let state = dir.file("site-state")
-    let controllerConfig = dir.write(
-      "controller.conf",
-      mqttSection(broker: "mqtt://127.0.0.1:\(broker.port)", topic: "site/controller"))
-    let siteArguments = [
-      "serve", "--state-dir", state, "--codes", codes, "--mqtt", "--config", controllerConfig,
-      "--sign-key", key,
-    ]
+    let (siteArguments, state) = ReplicaSiteEndToEndTests.siteArguments(
+      dir, broker, codes: codes, key: key)
     var site = try Background(E2E.pinpadctl, siteArguments, dir: dir, name: "serve")
     let door = try ReplicaSiteEndToEndTests.Door("door1", broker: broker, siteKey: pub, dir: dir)
     let watch = try Subscriber(broker, "pinpadd/door1/replica/state", dir: dir)
