@@ -89,7 +89,7 @@ struct ReplicaSiteEndToEndTests {
   }
 
   @Test(
-    "two doors decide from their replicas online and with the broker gone; a uses= line is unavailable offline; a revocation across a partition reaches them; the site logs each local decision once"
+    "two doors decide from their replicas online and with the broker gone; a uses= line is unavailable offline; revocations while connected and across a partition reach them; the site logs each local decision once"
   )
   func twoDoorsAndASite() throws {
     let dir = TempDir()
@@ -102,8 +102,9 @@ struct ReplicaSiteEndToEndTests {
     let alice = try AccessControlEndToEndTests.hash(["alice"], "2468\n")
     let bob = try AccessControlEndToEndTests.hash(["bob"], "1357\n") + ":doors=door2/*"
     let carol = try AccessControlEndToEndTests.hash(["carol"], "9753\n") + ":uses=5"
+    let dave = try AccessControlEndToEndTests.hash(["dave"], "3579\n") + ":doors=door1/*"
     let codes = ControllerEndToEndTests.writeCodes(
-      dir, [alice, bob, carol].joined(separator: "\n") + "\n")
+      dir, [alice, bob, carol, dave].joined(separator: "\n") + "\n")
     let (arguments, state) = Self.siteArguments(dir, broker, codes: codes, key: key)
     let site = try Background(E2E.pinpadctl, arguments, dir: dir, name: "serve")
     let door1 = try Door("door1", broker: broker, siteKey: pub, dir: dir)
@@ -111,7 +112,7 @@ struct ReplicaSiteEndToEndTests {
 
     // Each door gets a retained replica with its own people only.
     let names = SiteReplicaEndToEndTests.names
-    let replica1 = replicas1.waitFor(siteKey) { names($0) == ["alice", "carol"] }
+    let replica1 = replicas1.waitFor(siteKey) { names($0) == ["alice", "carol", "dave"] }
     #expect(replica1 != nil, "bob's line opens door2 only: \(site.log)")
     #expect(replicas2.waitFor(siteKey) { names($0) == ["alice", "bob", "carol"] } != nil)
     #expect(try broker.retained("pinpadd/door1/replica").count == 1)
@@ -121,6 +122,17 @@ struct ReplicaSiteEndToEndTests {
     #expect(try door1.enter("2468").result == "granted", "\(door1.bridge.log)")
     #expect(try door1.enter("1357").result == "denied")
     #expect(try door2.enter("1357").result == "granted", "\(door2.bridge.log)")
+
+    // Revoked while connected: dave's line goes, and door1 denies him once it holds the
+    // replica without him (it says so on its retained state).
+    let states = try Subscriber(broker, "pinpadd/door1/replica/state", dir: dir)
+    #expect(try door1.enter("3579").result == "granted")
+    _ = ControllerEndToEndTests.writeCodes(dir, [alice, bob, carol].joined(separator: "\n") + "\n")
+    #expect(
+      states.waitFor("pinpadd/door1/replica/state", timeout: 10) {
+        ($0.json?["people"] as? NSNumber)?.intValue == 2
+      } != nil, "\(site.log) \(door1.bridge.log)")
+    #expect(try door1.enter("3579").result == "denied")
 
     // The broker gone: both doors still decide.
     broker.kill()
@@ -164,18 +176,18 @@ struct ReplicaSiteEndToEndTests {
       rows = run.stdout.split(separator: "\n").compactMap {
         (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
       }.filter { $0["decided"] as? String == "local" }
-      // door1: 2468, 1357, 2468, 9753, 2468, 2468 and door2: 1357, 2468, 8642, 2468 (the
-      // last one of each may still be on its way when first looked at).
-      return rows.count >= 10
+      // door1: 2468, 1357, 3579, 3579, 2468, 9753, 2468, 2468 and door2: 1357, 2468,
+      // 8642, 2468 (the last one of each may still be on its way when first looked at).
+      return rows.count >= 12
     }
     #expect(settled, "\(rows) \(site.log)")
     let perDoor = Dictionary(grouping: rows) { $0["device"] as? String ?? "?" }
-    #expect(perDoor["door1"]?.count == 6, "\(perDoor)")
+    #expect(perDoor["door1"]?.count == 8, "\(perDoor)")
     #expect(perDoor["door2"]?.count == 4, "\(perDoor) \(door2.bridge.log) \(site.log)")
     #expect(perDoor["door1"]?.contains { $0["reason"] as? String == "unavailable" } == true)
 
     // No digit of a code on any topic in local mode.
-    for code in ["2468", "1357", "8642", "9753"] {
+    for code in ["2468", "1357", "8642", "9753", "3579"] {
       let seen = Self.visible(everything.messages + later.messages)
       #expect(!seen.contains { shows(code, in: $0) }, "\(code) on the broker")
       #expect(!shows(code, in: site.log) && !shows(code, in: door1.bridge.log))
