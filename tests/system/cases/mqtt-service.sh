@@ -12,6 +12,13 @@
 # "door" by the documented site rule: the daemon is not in group input) goes daemon ->
 # bridge -> broker -> controller and back, granted for alice's PIN, denied for another;
 # the journal has alice's name, no digit; its exposure is <= 2.0 too.
+# Then the door decides itself (issue 43, Decide=local): the site signs with a key made by
+# openssl (README "A site with many doors": the controller's ExecStart= in a drop-in),
+# the bridge takes the replica (its retained replica/state shows alice), the broker and
+# the site go, and the door still grants alice's typed PIN and denies another, again
+# after its bridge restarted with no broker (from the replica kept in its 0700 state
+# folder, 0600); with broker and site back the site's access log has the door's three
+# decisions as "decided":"local" rows; no digit in the journal; both exposures <= 2.0.
 # Host side: mqtt-service.host.py types the PINs.
 . "$RIG_LIB/guest.sh"
 
@@ -173,4 +180,108 @@ status_is offline
 security=$(systemd-analyze security --threshold=20 pinpadd-mqtt.service) || {
   echo "$security"; rig_fail "exposure above 2.0"; }
 echo "$security" | tail -1
+
+# --- the door decides locally from the site's signed replica (issue 43) ----------------
+# The site's key (openssl is in the shared root) and the door's copy of its public half.
+openssl genpkey -algorithm ed25519 -out $cdir/site.key 2>/dev/null || rig_fail "openssl genpkey"
+chgrp pinpadd-controller $cdir/site.key
+chmod 0640 $cdir/site.key
+openssl pkey -in $cdir/site.key -pubout -out /etc/pinpadd/site.pub || rig_fail "openssl pkey -pubout"
+chmod 0644 /etc/pinpadd/site.pub
+printf 'Decide=local\nSiteKey=/etc/pinpadd/site.pub\n' >>/etc/pinpadd/pinpadd.conf  # [MQTT] is its last section
+pinpadd --check-config >/dev/null || rig_fail "pinpadd --check-config refused Decide=local"
+mkdir -p /etc/systemd/system/pinpadd-controller.service.d
+cat >/etc/systemd/system/pinpadd-controller.service.d/sign.conf <<EOF2
+[Service]
+ExecStart=
+ExecStart=/usr/bin/pinpadctl serve --codes $cdir/codes --key $cdir/codes.key --mqtt --config $cdir/controller.conf --sign-key $cdir/site.key
+EOF2
+systemctl daemon-reload
+systemctl start pinpadd-mqtt.service || { systemctl status --no-pager pinpadd-mqtt; rig_fail "start the local door"; }
+status_is online
+start=$(rig_now)
+systemctl start pinpadd-controller.service || { systemctl status --no-pager pinpadd-controller; rig_fail "start the signing site"; }
+replica_people() {  # the people of the retained TOPIC/replica/state, empty for none
+  mosquitto_sub -h 127.0.0.1 -t pinpadd/guest/replica/state -C 1 -W 3 2>/dev/null |
+    sed -n 's/.*"people":\([0-9]*\).*/\1/p'
+}
+deadline=$((SECONDS + 180))
+until [ "$(replica_people)" -ge 1 ] 2>/dev/null; do
+  [ "$SECONDS" -ge "$deadline" ] && {
+    journalctl -b -u pinpadd-controller -u pinpadd-mqtt --no-pager | tail -40
+    rig_fail "no replica with alice at the door"; }
+  rig_nap 1
+done
+rig_measure site_to_door_replica "$start"
+mosquitto_sub -h 127.0.0.1 -t pinpadd/guest/replica/state -C 1 -W 3
+# The site and the broker go; the door stays connected to its daemon.
+systemctl stop pinpadd-controller
+kill -9 "$mosq"
+wait "$mosq" 2>/dev/null
+[ "$(systemctl is-active pinpadd-mqtt)" = active ] || rig_fail "the local door stopped with the broker"
+events=$RIG_SCRATCH/local-events.txt
+pinpadctl listen >"$events" &
+listener=$!
+deadline=$((SECONDS + 120))
+until [ "$(clients)" = 3 ]; do  # the bridge, this listener, and clients()'s own status
+  kill -0 $listener 2>/dev/null || rig_fail "pinpadctl listen ended"
+  [ "$SECONDS" -ge "$deadline" ] && rig_fail "the daemon has $(clients) clients, not 3, with the broker gone"
+  rig_nap 0.2
+done
+t0=$(rig_now)
+rig_signal local                      # host: 1 2 3 4 KP Enter, no broker, no site
+verdict_is granted 1
+rig_measure typed_to_local_verdict "$t0"
+rig_signal local-wrong                # host: 9 9 9 9 KP Enter
+verdict_is denied 2
+# The replica kept: the bridge's alone (DynamicUser: /var/lib/pinpadd-mqtt links to
+# /var/lib/private/pinpadd-mqtt).
+ls -lL /var/lib/pinpadd-mqtt
+[ "$(stat -L -c %a /var/lib/pinpadd-mqtt)" = 700 ] || rig_fail "state folder mode $(stat -L -c %a /var/lib/pinpadd-mqtt)"
+[ "$(stat -L -c %a /var/lib/pinpadd-mqtt/replica)" = 600 ] || rig_fail "replica mode $(stat -L -c %a /var/lib/pinpadd-mqtt/replica)"
+# A bridge restarted with the broker still gone decides from that replica.
+systemctl restart pinpadd-mqtt.service || rig_fail "restart the local door"
+invocation=$(prop pinpadd-mqtt InvocationID)
+follow=$RIG_SCRATCH/door-follow.txt
+journalctl -b -f -n all -o cat _SYSTEMD_INVOCATION_ID="$invocation" >"$follow" 2>&1 &
+follower=$!
+rig_wait_lines 1 "deciding from the kept replica" "$follow" 120 ||
+  { cat "$follow"; rig_fail "the restarted door did not take its kept replica"; }
+rig_wait_lines 1 "connected to the daemon" "$follow" 120 ||
+  { cat "$follow"; rig_fail "the restarted door did not connect to the daemon"; }
+kill $follower
+rig_signal kept                       # host: 1 2 3 4 KP Enter
+verdict_is granted 3
+kill $listener
+cat "$events"
+# Broker and site back: the door's log reaches the site's access log.
+broker
+systemctl start pinpadd-controller.service || rig_fail "start the site again"
+site_log() {
+  setpriv --reuid=pinpadd-controller --regid=pinpadd-controller --clear-groups \
+    pinpadctl log --json --state-dir /var/lib/pinpadd-controller
+}
+deadline=$((SECONDS + 180))
+until [ "$(site_log 2>/dev/null | grep -c '"decided":"local"')" -ge 3 ]; do
+  [ "$SECONDS" -ge "$deadline" ] && {
+    site_log; journalctl -b -u pinpadd-controller -u pinpadd-mqtt --no-pager | tail -40
+    rig_fail "the door's log did not reach the site"; }
+  rig_nap 2
+done
+site_log | grep '"decided":"local"' | tee "$RIG_SCRATCH/site-local-rows.txt"
+[ "$(grep -c '"device":"guest".*"person":"alice","result":"granted"' "$RIG_SCRATCH/site-local-rows.txt")" = 2 ] ||
+  rig_fail "not two local grants for alice at the site"
+[ "$(grep -c '"person":null,"result":"denied"' "$RIG_SCRATCH/site-local-rows.txt")" = 1 ] ||
+  rig_fail "not one local denial at the site"
+journalctl -b -u pinpadd-mqtt -u pinpadd-controller -u pinpadd --no-pager -o cat >"$RIG_SCRATCH/local-journal.txt"
+rig_scrubbed "$RIG_SCRATCH/local-journal.txt" "$RIG_SCRATCH/site-local-rows.txt" | grep -E '1234|9999' &&
+  rig_fail "a PIN in the journal or the site's log"
+for unit in pinpadd-mqtt pinpadd-controller; do
+  security=$(systemd-analyze security --threshold=20 $unit.service) || {
+    echo "$security"; rig_fail "$unit exposure above 2.0 with Decide=local"; }
+  echo "$security" | tail -1
+done
+systemctl stop pinpadd-controller pinpadd-mqtt
+[ "$(prop pinpadd-mqtt Result)" = success ] || rig_fail "local door Result=$(prop pinpadd-mqtt Result)"
+[ "$(prop pinpadd-controller Result)" = success ] || rig_fail "site Result=$(prop pinpadd-controller Result)"
 rig_log "PASS"

@@ -54,8 +54,9 @@ rig_fail() { rig_log "FAIL: $*"; exit 1; }
 # rig_scrubbed [FILE...]: the lines (of standard input without FILEs) less what holds
 # digits by chance rather than from a code, for the checks that no PIN reaches a log:
 # attempt ids and other 128-bit ids (32 random hex digits: one in about 2 000 holds a
-# given 4-digit PIN) and process and user numbers ("pid 1357").
-rig_scrubbed() { sed -E 's/\b[0-9a-f]{32}\b/ID/g; s/\b(pid|uid|gid) [0-9]+//g' "$@"; }
+# given 4-digit PIN), process and user numbers ("pid 1357") and replica generations (a
+# millisecond clock: "generation 1796646554982").
+rig_scrubbed() { sed -E 's/\b[0-9a-f]{32}\b/ID/g; s/\b(pid|uid|gid|generation) [0-9]+//g' "$@"; }
 
 # rig_measure NAME START: records "NAME=seconds" in $RIG_SCRATCH/timings.
 rig_measure() {
