@@ -273,7 +273,8 @@ def latency(pinpadctl, codes_count=200):
 def revocation(pinpadctl, doors=50, people=1000, rounds=4):
     """`doors` bridges on one broker; each round a person is removed from the codes file
     and each door's time from the rename to its `replica/state` of the new generation
-    is one sample."""
+    is one sample; then the removed PIN is typed at every door (counted as denied or
+    not, outside the timing)."""
     rig = Rig(pinpadctl)
     try:
         rig.write_codes(lines(people, rig.key))
@@ -288,7 +289,7 @@ def revocation(pinpadctl, doors=50, people=1000, rounds=4):
             print(f"# revocation.sh: only {held} of {doors} doors took the replica",
                   file=sys.stderr)
             return
-        times, missed, removed = [], 0, set()
+        times, missed, denied, removed = [], 0, 0, set()
         for r in range(rounds):
             time.sleep(1.5)  # a device gets at most one replica a second
             before = {name: rig.latest(name)[1] for name in names}
@@ -307,12 +308,16 @@ def revocation(pinpadctl, doors=50, people=1000, rounds=4):
                     missed += 1
                 else:
                     times.append((came - started) * 1000)
+            # Then the removed PIN at each door (after the timing, not in it).
+            denied += sum(daemon.verdict(pin(r * 97))[1].get("result") == "denied"
+                          for daemon in daemons)
         if times:
             print(f"revocation_p50_ms_{doors}: {percentile(times, 50):.0f}")
             print(f"revocation_p99_ms_{doors}: {percentile(times, 99):.0f}")
             print(f"revocation_max_ms_{doors}: {max(times):.0f}")
         print(f"# revocation.sh: {doors} doors, {people} people, {rounds} revocations, "
-              f"{len(times)} samples, {missed} missed in 30 s, load "
+              f"{len(times)} samples, {missed} missed in 30 s, the removed PIN denied "
+              f"{denied} times of {doors * rounds}, load "
               f"{os.getloadavg()[0]:.1f}", file=sys.stderr)
     finally:
         rig.close()

@@ -4,7 +4,8 @@
 # 50 `pinpadctl mqtt` bridges with Decide=local (each with a stand-in daemon socket,
 # bench/door_bench.py) and the real site on one Mosquitto; a person removed from a
 # codes file of 1000 (the new file renamed over it), timed to each door's retained
-# TOPIC/replica/state of the new generation; 4 revocations, 200 samples. 52 processes
+# TOPIC/replica/state of the new generation; 4 revocations, 200 samples. Then (not
+# timed) the removed PIN is typed at every door and the denials counted. 52 processes
 # on this machine: the load is printed beside. Asserts nothing.
 set -eu
 cd "$(dirname "$0")/../.."
