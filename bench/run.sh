@@ -1,5 +1,5 @@
 #!/bin/sh
-# `make bench`: every figure of issues 13, 25 and 44 as one `name: value` line, ratios
+# `make bench`: every figure of issues 13, 25, 43 and 44 as one `name: value` line, ratios
 # last, then each figure that has a goal beside it (`goal NAME: VALUE (GOAL)`).
 # Asserts nothing. Runs the release binaries in BIN (default .build/release, which
 # `make bench` builds first), compiles the C baseline (bench/baseline.c) with cc -O2,
@@ -69,7 +69,9 @@ awk -F': ' '
       "digit_update_us_rgb565 <=20|drm_frame_us_800x480 <=500|" \
       "drm_frame_us_1920x1080 <=2500|drm_digit_update_us <=20|" \
       "drm_rotated_frame_ratio <=1.3|replica_site_build_sign_ms <=500|" \
-      "replica_door_verify_apply_ms <=1000", goals, "|")
+      "replica_door_verify_apply_ms <=1000|door_local_decision_p99_ms_1000 <=100|" \
+      "door_local_decision_p99_ms_10000 <=100|revocation_p99_ms_50 <=2000|" \
+      "site_log_drain_10000_ms <=10000", goals, "|")
   }
   { value[$1] = $2 }
   END {

@@ -15,6 +15,8 @@ PINPADCTL=$BENCH_BIN/pinpadctl
 [ -x /usr/sbin/mosquitto ] || { echo "site.sh: no mosquitto" >&2; exit 69; }
 exec python3 - "$PINPADCTL" <<'PY'
 import json, os, shutil, socket, sqlite3, statistics, subprocess, sys, tempfile, time
+sys.path.insert(0, "bench")
+from door_bench import free_port, wait
 
 pinpadctl = sys.argv[1]
 work = tempfile.mkdtemp(prefix="pinpadd-site-bench.")
@@ -24,19 +26,6 @@ def cleanup():
         p.kill()
         p.wait()
     shutil.rmtree(work, ignore_errors=True)
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-def wait(condition, timeout=60):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if condition():
-            return True
-        time.sleep(0.005)
-    return False
 
 try:
     port = free_port()
