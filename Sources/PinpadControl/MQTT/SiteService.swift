@@ -56,13 +56,17 @@ final class SiteService {
   /// The site's last will: `offline` on its status topic, retained.
   static let will = (SiteReplicas.siteStatusTopic, "offline")
 
-  /// Once connected: its status, and the topics it listens to.
+  /// Once connected: the topics it listens to, then its status. In that order: a door
+  /// sends its unacknowledged log again when the site says online (docs/protocol.md,
+  /// "Replica: the door's log"), and the broker handles one client's packets in order,
+  /// so what the door sends then finds the site subscribed (online first lost an entry
+  /// now and then).
   func connected(_ client: MQTTClient) {
-    client.publish(topic: SiteReplicas.siteStatusTopic, text: "online", retain: true)
     for filter in [devices + "/status", devices + "/+/state", devices + "/log"] {
       let rc = client.subscribe(filter)
       if rc != 0 { log.warning("cannot subscribe to \(filter): \(MQTTClient.describe(rc))") }
     }
+    client.publish(topic: SiteReplicas.siteStatusTopic, text: "online", retain: true)
     replicas.reconnected()
   }
 
