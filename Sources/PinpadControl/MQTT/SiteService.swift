@@ -31,6 +31,9 @@ final class SiteService {
   private var receiptsRead = true
   private var codesSeen: UInt64
   private var nextCodesCheck = Clock.monotonic()
+  /// Whether the last turn was connected: the codes file is checked at once on a
+  /// (re)connection, so the replicas then sent hold what changed while it was away.
+  private var wasConnected = false
   /// Entries received since the last turn: (device name, entry).
   private var entries: [(device: String, entry: LogEntry)] = []
   /// The device topics whose log was written to since the last turn, with the log ids.
@@ -133,7 +136,7 @@ final class SiteService {
     storeAndAck(connected ? client : nil)
     if !receiptsRead { rereadReceipts() }
     let now = Clock.monotonic()
-    if now >= nextCodesCheck {
+    if now >= nextCodesCheck || (connected && !wasConnected) {
       nextCodesCheck = now + Self.codesCheck
       controller.reloadCodes()
       if controller.codesChanges != codesSeen {
@@ -141,6 +144,7 @@ final class SiteService {
         replicas.codesChanged()
       }
     }
+    wasConnected = connected
     if let client, connected { publishDue(client) }
   }
 
