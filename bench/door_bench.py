@@ -16,7 +16,7 @@ the hashes are slow to make (tens of ms each), so they are made once, on every c
 and kept in .build/bench-cache/yescrypt-N.txt (one hash a line, person i on line i+1;
 the PINs are the bench's own, never anybody's). The `tag=` of each line is computed
 here as pinpadctl hash computes it (Sources/PinpadControlCore/Access/CodeTag.swift:
-HMAC-SHA256 of the label, the hash and the PIN, 2 hex digits) with a fresh key.
+HMAC-SHA256 of the label, the hash and the PIN, 4 hex digits) with a fresh key.
 """
 import ctypes, hashlib, hmac, json, math, multiprocessing, os, random, shutil, socket
 import subprocess, sys, tempfile, threading, time
@@ -80,7 +80,7 @@ def tag(key, hash_text, pin_text):
     key_id = hmac.new(key, b"pinpadd key id", hashlib.sha256).hexdigest()[:4]
     mac = hmac.new(key, b"pinpadd pin tag\0" + hash_text.encode() + b"\0" + pin_text.encode(),
                    hashlib.sha256).hexdigest()
-    return f"{key_id}.{mac[:2]}"
+    return f"{key_id}.{mac[:4]}"
 
 
 def lines(n, key, skip=()):

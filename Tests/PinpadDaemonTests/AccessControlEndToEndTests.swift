@@ -99,6 +99,37 @@ final class ProtocolServer {
     return run.stdout.trimmingCharacters(in: .newlines)
   }
 
+  @Test(
+    "hash writes 16-bit tags: the first 4 hex digits of HMAC-SHA256(key, label, hash, secret) as openssl computes it"
+  )
+  func tagsAreTheDocumentedHMAC() throws {
+    let dir = TempDir()
+    let key = dir.file("codes.key")
+    let line = try Self.hash(["erin", "--card", "--key", key], "0012345678\n864209\n")
+    let keyHex = try String(contentsOfFile: key, encoding: .utf8).trimmingCharacters(
+      in: .newlines)
+    let fields = line.split(separator: ":").map(String.init)
+    let options = Dictionary(
+      fields[2].split(separator: ",").compactMap { option -> (String, String)? in
+        let parts = option.split(separator: "=", maxSplits: 1).map(String.init)
+        return parts.count == 2 ? (parts[0], parts[1]) : nil
+      }, uniquingKeysWith: { a, _ in a })
+    /// The tag docs/protocol.md describes, by the openssl command.
+    func expected(_ label: String, _ hash: String, _ secret: String) throws -> String {
+      let run = try runProgram(
+        "/usr/bin/openssl", ["dgst", "-sha256", "-mac", "HMAC", "-macopt", "hexkey:" + keyHex],
+        input: label + "\u{0}" + hash + "\u{0}" + secret)
+      return String(run.stdout.split(separator: " ").last!.prefix(4))
+    }
+    let pin = try #require(options["tag"]).split(separator: ".").map(String.init)
+    let card = try #require(options["cardtag"]).split(separator: ".").map(String.init)
+    #expect(pin.count == 2 && pin[0].count == 4 && pin[1].count == 4, "\(line)")
+    #expect(card.count == 2 && card[0] == pin[0] && card[1].count == 4, "\(line)")
+    #expect(pin[1] == (try expected("pinpadd pin tag", fields[1], "864209")))
+    #expect(
+      card[1] == (try expected("pinpadd card tag", try #require(options["card"]), "0012345678")))
+  }
+
   @Test func serveAnswersCardsCodesAndDuressAndLogsTheDuressByName() throws {
     let dir = TempDir()
     let key = dir.file("codes.key")

@@ -26,7 +26,7 @@ import atexit, concurrent.futures, json, os, shutil, socket, statistics, subproc
 pinpadctl, cache = sys.argv[1], sys.argv[2]
 PEOPLE = 10000
 key = os.path.join(cache, "serve.key")
-people = os.path.join(cache, f"serve-{PEOPLE}.codes")
+people = os.path.join(cache, f"serve-{PEOPLE}-tag16.codes")  # 16-bit tags (CodeTag.pinDigits)
 
 def pin(i): return "%06d" % ((i * 7919 + 12345) % 10**6)
 def card(i): return "00%08d" % ((i * 104729 + 1000000) % 10**8)

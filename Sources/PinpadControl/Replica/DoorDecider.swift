@@ -38,7 +38,7 @@ final class DoorDecider {
     let device = Self.deviceName(topic: settings.topic)
     let maxAge: Duration? =
       settings.maxReplicaAgeSeconds == 0 ? nil : .seconds(settings.maxReplicaAgeSeconds)
-    replica = DoorReplica(device: device, maxAge: maxAge)
+    replica = DoorReplica(device: device, maxAge: maxAge) { CodeTagKey(key: $0) }
     lockout = try LockoutKeeper(
       directory: stateDirectory, file: "lockout", rules: lockoutRules, log: say)
     do {

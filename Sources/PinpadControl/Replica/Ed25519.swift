@@ -6,8 +6,8 @@ import PinpadSystem
 // sends its doors (docs/protocol.md, "Replica"). Keys are PEM as the `openssl` command
 // writes them (`openssl genpkey -algorithm ed25519`, `openssl pkey -pubout`). Ed25519
 // signs the message itself, with no digest (EVP_DigestSign* with a NULL digest, as
-// OpenSSL's EVP_SIGNATURE-ED25519(7) says). This file is pinpadctl's only libcrypto
-// caller.
+// OpenSSL's EVP_SIGNATURE-ED25519(7) says). With HMACSHA256.swift, pinpadctl's only
+// libcrypto caller.
 
 /// What went wrong loading a key or signing, for a person to act on (no key bytes in it).
 public struct Ed25519Error: Error, Equatable, CustomStringConvertible {

@@ -10,10 +10,12 @@ import PinpadCore
 /// key that made it, so a line tagged with another key is checked in full instead of
 /// never matching.
 public struct CodeTag: Equatable, Sendable {
-  /// Hex digits `hash` writes: 8 bits for a PIN (a 1000-person file leaves about 4
-  /// candidates), 12 bits for a card (card numbers have far more digits to spare).
-  public static let pinDigits = 2
-  public static let cardDigits = 3
+  /// Hex digits `hash` writes, for a PIN and for a card: 16 bits, so a code leaves its
+  /// own line and about 1 in 65 536 of the others (0.15 lines of 10 000 people) for the
+  /// slow crypt(3) checks. What this gives away to whoever holds the key and the hashes
+  /// is in pinpadctl(1), SCALE.
+  public static let pinDigits = 4
+  public static let cardDigits = 4
   public static let maxDigits = 8
 
   /// The key's id, 4 lowercase hex digits (ASCII).
@@ -42,7 +44,9 @@ public struct CodeTag: Equatable, Sendable {
 
   public enum Kind: Sendable {
     case pin, card
-    var label: [UInt8] { Array((self == .pin ? "pinpadd pin tag" : "pinpadd card tag").utf8) + [0] }
+    var label: [UInt8] { self == .pin ? Kind.pinLabel : Kind.cardLabel }
+    static let pinLabel = Array("pinpadd pin tag".utf8) + [0]
+    static let cardLabel = Array("pinpadd card tag".utf8) + [0]
   }
 
   static func isHexDigit(_ byte: UInt8) -> Bool {
@@ -60,24 +64,27 @@ public struct CodeTag: Equatable, Sendable {
   }
 }
 
+/// The MAC the tags are made with: HMAC-SHA256 under the tag key. It comes in from the
+/// shell (`HMACSHA256` in PinpadControl, OpenSSL's libcrypto), as crypt(3) does, so this
+/// module holds no crypto of its own.
+public protocol TagMAC: Sendable {
+  /// The 32-byte MAC of the concatenation of `parts`.
+  func mac(_ parts: [UnsafeBufferPointer<UInt8>]) -> [UInt8]
+}
+
 /// The secret key of the tags: 32 random bytes, kept in its own file (64 hex digits on
 /// one line) apart from the codes file.
 public struct CodeTagKey: Sendable {
   public static let size = 32
-  private let hmac: HMACSHA256
+  private let mac: any TagMAC
   /// 4 hex digits that name this key in every tag it made.
   public let id: [UInt8]
 
-  public init(key: [UInt8]) {
-    hmac = HMACSHA256(key: key)
-    id = CodeTag.hex(hmac.mac(Array("pinpadd key id".utf8)), digits: 4)
-  }
-
-  /// The key file's content: 64 hex digits and an optional newline; nil when it is not.
-  public init?(file bytes: some Collection<UInt8>) {
-    guard var key = CodeTagKey.keyBytes(file: bytes) else { return nil }
-    defer { for i in key.indices { key[i] = 0 } }
-    self.init(key: key)
+  /// The key whose MAC (keyed with its 32 bytes) is `mac`.
+  public init(mac: any TagMAC) {
+    self.mac = mac
+    let label = Array("pinpadd key id".utf8)
+    id = CodeTag.hex(label.withUnsafeBufferPointer { mac.mac([$0]) }, digits: 4)
   }
 
   /// The 32 key bytes of a key file's content (as `init?(file:)` reads it), nil when it
@@ -102,16 +109,18 @@ public struct CodeTagKey: Sendable {
     String(decoding: CodeTag.hex(key, digits: 2 * key.count), as: UTF8.self) + "\n"
   }
 
+  private static let zero: [UInt8] = [0]
+
   /// The tag of `secret` on the line whose crypt(3) hash is `hash`.
   public func tag(
     _ kind: CodeTag.Kind, hash: [UInt8], secret: UnsafeBufferPointer<UInt8>, digits: Int
   ) -> CodeTag {
-    let mac = kind.label.withUnsafeBufferPointer { label in
+    let digest = kind.label.withUnsafeBufferPointer { label in
       hash.withUnsafeBufferPointer { hash in
-        [UInt8(0)].withUnsafeBufferPointer { zero in hmac.mac([label, hash, zero, secret]) }
+        CodeTagKey.zero.withUnsafeBufferPointer { zero in mac.mac([label, hash, zero, secret]) }
       }
     }
-    return CodeTag(keyID: id, digits: CodeTag.hex(mac, digits: min(digits, CodeTag.maxDigits)))
+    return CodeTag(keyID: id, digits: CodeTag.hex(digest, digits: min(digits, CodeTag.maxDigits)))
   }
 
   /// Whether `tag` allows `secret` on that line: true for a tag of another key (it

@@ -4,7 +4,8 @@ import PinpadCore
 /// what it takes from the site, what it refuses (the one it holds stays), and whether it
 /// is too old to decide from (`[MQTT] MaxReplicaAgeSec=`). The signature check comes in
 /// as a function (the shell's `Ed25519PublicKey.verify`); the clock comes in with each
-/// call (the door's monotonic clock), so its age survives no wall-clock step.
+/// call (the door's monotonic clock), so its age survives no wall-clock step; the tags'
+/// MAC comes in at init (the shell's `HMACSHA256`).
 public struct DoorReplica: Sendable {
   /// This device: the topic level the site names it by.
   public let device: String
@@ -14,10 +15,18 @@ public struct DoorReplica: Sendable {
   public private(set) var held: Replica.Parsed?
   /// When (the door's monotonic clock) the replica held was received.
   public private(set) var receivedAt: Instant?
+  /// The people to decide among: the replica's lines, which cannot spend uses (a
+  /// `uses=` line's code goes to the site), with the key of their tags.
+  public private(set) var people: People?
+  /// The key of the tags from a replica's `tag-key` bytes.
+  private let tagKey: @Sendable ([UInt8]) -> CodeTagKey
 
-  public init(device: String, maxAge: Duration?) {
+  public init(
+    device: String, maxAge: Duration?, tagKey: @escaping @Sendable ([UInt8]) -> CodeTagKey
+  ) {
     self.device = device
     self.maxAge = maxAge
+    self.tagKey = tagKey
   }
 
   /// What became of a replica offered.
@@ -53,6 +62,8 @@ public struct DoorReplica: Sendable {
     }
     held = parsed
     receivedAt = now
+    people = People(
+      entries: parsed.entries, key: parsed.replica.tagKey.map(tagKey), spendsUses: false)
     return .taken
   }
 
@@ -78,12 +89,6 @@ public struct DoorReplica: Sendable {
   public func isStale(now: Instant) -> Bool {
     guard let maxAge, let age = age(now: now) else { return false }
     return age > maxAge
-  }
-
-  /// The people to decide among: the replica's lines, which cannot spend uses (a
-  /// `uses=` line's code goes to the site).
-  public var people: People? {
-    held.map { People(entries: $0.entries, key: $0.replica.codeTagKey, spendsUses: false) }
   }
 
   /// The generation held, 0 for none.

@@ -75,9 +75,6 @@ public struct Replica: Equatable, Sendable {
   /// The people (lines) it holds.
   public var people: Int { lines.count }
 
-  /// The tag key as the decision core takes it.
-  public var codeTagKey: CodeTagKey? { tagKey.map { CodeTagKey(key: $0) } }
-
   static let hexDigits = Array("0123456789abcdef".utf8)
   static func hex(_ bytes: [UInt8]) -> String {
     var out: [UInt8] = []

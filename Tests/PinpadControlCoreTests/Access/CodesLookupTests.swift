@@ -64,17 +64,20 @@ import Testing
   @Test("a PIN tag keeps the line its PIN made and drops nearly all others")
   func pinTagNarrows() {
     var entries: [CodesFile.Entry] = []
-    for n in 0..<1000 {
+    for n in 0..<10_000 {
       var entry = CodesFile.Entry(name: "p\(n)", pinHash: Self.hash(n))
       entry.pinTag = Self.tag(.pin, entry.pinHash!, String(format6(n)))
       entries.append(entry)
     }
-    let found = Self.candidates(entries, code: format6(417), card: nil).map(\.index)
-    #expect(found.contains(417))
-    // 8 bits: about 1000/256 others; far fewer than the 1000 lines.
-    #expect(found.count < 20, "\(found.count) candidates")
+    // 16 bits: about 10 000/65 536 others, so nearly always none. (Deterministic here:
+    // the stand-in MAC, the key and the lines are fixed.)
+    for n in [0, 417, 9999] {
+      let found = Self.candidates(entries, code: format6(n), card: nil).map(\.index)
+      #expect(found.contains(n))
+      #expect(found.count <= 3, "\(found.count) candidates")
+    }
     let wrong = Self.candidates(entries, code: "99999999", card: nil)
-    #expect(wrong.count < 20)
+    #expect(wrong.count <= 2)
   }
 
   @Test("a card tag selects the person's line for card+PIN")
@@ -122,8 +125,8 @@ import Testing
   func tagInputs() {
     let hash = Self.hash(1)
     let base = Self.tag(.pin, hash, "12345678")
-    #expect(base.keyID == Self.key.id && base.digits.count == 2)
-    // 8-bit tags collide by chance (1 in 256), so compare full 8-digit tags here.
+    #expect(base.keyID == Self.key.id && base.digits.count == 4)
+    // 16-bit tags collide by chance (1 in 65 536), so compare full 8-digit tags here.
     func long(_ kind: CodeTag.Kind, _ hash: [UInt8], _ secret: String, _ key: CodeTagKey) -> [UInt8]
     {
       Self.with(secret) { key.tag(kind, hash: hash, secret: $0!, digits: 8).digits }
@@ -142,10 +145,11 @@ import Testing
     let key = Array(0..<32).map { UInt8($0 * 7 & 0xFF) }
     let text = CodeTagKey.fileText(key)
     #expect(text.count == 65 && text.hasSuffix("\n"))
-    #expect(CodeTagKey(file: Array(text.utf8))?.id == CodeTagKey(key: key).id)
-    #expect(CodeTagKey(file: Array(text.uppercased().utf8))?.id == CodeTagKey(key: key).id)
+    #expect(CodeTagKey.keyBytes(file: Array(text.utf8)) == key)
+    #expect(CodeTagKey.keyBytes(file: Array(text.uppercased().utf8)) == key)
+    #expect(CodeTagKey.keyBytes(file: Array(text.dropLast().utf8) + [0x0D, 0x0A]) == key)
     for bad in ["", "abc\n", String(text.dropFirst()), "zz" + text.dropFirst(2), text + "00"] {
-      #expect(CodeTagKey(file: Array(bad.utf8)) == nil)
+      #expect(CodeTagKey.keyBytes(file: Array(bad.utf8)) == nil)
     }
   }
 

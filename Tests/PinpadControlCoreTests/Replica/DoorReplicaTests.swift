@@ -9,7 +9,7 @@ import Testing
   static let t0 = Instant(nanoseconds: 1_000_000_000_000)
 
   static func door(maxAge: Duration? = .seconds(100)) -> DoorReplica {
-    DoorReplica(device: "door-1", maxAge: maxAge)
+    DoorReplica(device: "door-1", maxAge: maxAge) { CodeTagKey(key: $0) }
   }
 
   static func offer(_ door: inout DoorReplica, _ replica: Replica, at: Instant = t0)
@@ -26,6 +26,13 @@ import Testing
     let people = try #require(door.people)
     #expect(people.entries.map(\.name) == ["alice", "bob"])
     #expect(!people.spendsUses)
+    #expect(people.key == nil)
+    // With a tag-key, the key of the tags comes from it, through the MAC given.
+    var keyed = R.replica(generation: 6)
+    keyed.tagKey = (0..<32).map { UInt8($0 * 3) }
+    keyed.signature = R.sign(keyed.signedBytes, key: 7)
+    #expect(Self.offer(&door, keyed) == .taken)
+    #expect(door.people?.key?.id == CodeTagKey(key: keyed.tagKey!).id)
   }
 
   @Test(

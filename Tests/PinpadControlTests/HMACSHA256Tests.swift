@@ -1,46 +1,11 @@
 import Foundation
-import PinpadCore
+import PinpadControl
+import PinpadControlCore
 import Testing
 
-@testable import PinpadControlCore
-
-func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
-func bytes(hex: String) -> [UInt8] {
-  var out: [UInt8] = []
-  var text = Substring(hex)
-  while text.count >= 2 {
-    out.append(UInt8(text.prefix(2), radix: 16)!)
-    text = text.dropFirst(2)
-  }
-  return out
-}
-
-/// The pure-Swift SHA-256 and HMAC-SHA256 of the codes file's tags.
-@Suite struct SHA256Tests {
-  @Test("NIST FIPS 180-2 examples: empty, abc, 448 and 896 bits, a million a")
-  func nistVectors() {
-    #expect(
-      hex(SHA256.hash([])) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
-    #expect(
-      hex(SHA256.hash(Array("abc".utf8)))
-        == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-    #expect(
-      hex(SHA256.hash(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)))
-        == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
-    #expect(
-      hex(
-        SHA256.hash(
-          Array(
-            ("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopq"
-              + "klmnopqrlmnopqrsmnopqrstnopqrstu").utf8)))
-        == "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1")
-    var million = SHA256()
-    let thousand = [UInt8](repeating: 0x61, count: 1000)
-    for _ in 0..<1000 { million.update(thousand) }
-    #expect(
-      hex(million.finalize()) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
-  }
-
+private func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+/// HMAC-SHA256 of the codes file's tags, through OpenSSL's libcrypto.
+@Suite struct HMACSHA256Tests {
   @Test("RFC 4231 test cases 1-4, 6 and 7")
   func rfc4231() {
     let cases: [(key: [UInt8], data: [UInt8], mac: String)] = [
@@ -88,6 +53,34 @@ func bytes(hex: String) -> [UInt8] {
     #expect(whole == split)
     #expect(hmac.mac(a) == hmac.mac(a))
     #expect(hmac.mac(a) != hmac.mac(b))
+    let none: [UnsafeBufferPointer<UInt8>] = []
+    #expect(hmac.mac(none) == hmac.mac([UInt8]()))
+  }
+
+  @Test("one key MACs on many threads at once, each as alone")
+  func concurrent() async {
+    let hmac = HMACSHA256(key: Array(repeating: 0x42, count: 32))
+    let messages = (0..<64).map { Array("message \($0)".utf8) }
+    let alone = messages.map { hmac.mac($0) }
+    let together = await withTaskGroup(of: (Int, [UInt8]).self) { group in
+      for (i, message) in messages.enumerated() {
+        group.addTask { (i, (0..<50).map { _ in hmac.mac(message) }.last!) }
+      }
+      var out = [[UInt8]](repeating: [], count: messages.count)
+      for await (i, mac) in group { out[i] = mac }
+      return out
+    }
+    #expect(together == alone)
+  }
+
+  @Test("a tag key from a key file's text, upper or lower case; anything else is none")
+  func keyFile() {
+    let key = Array(0..<32).map { UInt8($0 * 7 & 0xFF) }
+    let text = CodeTagKey.fileText(key)
+    #expect(CodeTagKey(file: Array(text.utf8))?.id == CodeTagKey(key: key).id)
+    #expect(CodeTagKey(file: Array(text.uppercased().utf8))?.id == CodeTagKey(key: key).id)
+    #expect(CodeTagKey(file: Array("abc\n".utf8)) == nil)
+    #expect(CodeTagKey(key: key).id != CodeTagKey(key: Array(repeating: 7, count: 32)).id)
   }
 
   @Test(
