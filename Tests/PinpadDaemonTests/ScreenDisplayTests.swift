@@ -180,8 +180,11 @@ private func entering(_ filled: Int) -> ScreenModel {
       print("SKIPPED: console-setup fonts are not installed")
       return
     }
-    #expect(DisplayFont.standard(forHeight: 480).height == 16)
-    #expect(DisplayFont.standard(forHeight: 1080).height == 32)
+    func terminus(_ height: Int) -> Int? {
+      DisplayFont.first(of: DisplayFont.consoleFontPaths(forHeight: height)).bitmapFont?.height
+    }
+    #expect(terminus(480) == 16)
+    #expect(terminus(1080) == 32)
     #expect(throws: FontError.self) { try DisplayFont.load(path: "/nonexistent.psf") }
   }
 

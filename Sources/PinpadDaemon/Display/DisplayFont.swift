@@ -62,14 +62,10 @@ public enum DisplayFont {
     return .builtin
   }
 
-  /// The font without `Font=`: DejaVu Sans where installed, else `standard`'s choice.
+  /// The font without `Font=`: DejaVu Sans where installed, else Terminus for the
+  /// height, else the built-in font.
   public static func preferred(forHeight height: Int) -> ScreenFont {
     first(of: defaultPaths(forHeight: height))
-  }
-
-  /// The console font without `Font=`: Terminus where installed, else the built-in one.
-  public static func standard(forHeight height: Int) -> BitmapFont {
-    first(of: consoleFontPaths(forHeight: height)).bitmapFont ?? .builtin
   }
 
   /// The regular file's bytes, nil when it cannot be read.
