@@ -39,12 +39,16 @@ public enum CodesLookup {
   /// The checks that decide `entry` for what was presented; nil when it cannot match.
   public static func checks(for entry: CodesFile.Entry, code: Bool, card: Bool) -> [Check]? {
     switch (code, card) {
-    case (true, false): return entry.pinHash == nil ? nil : [.pin]
-    case (false, true): return entry.cardHash == nil || entry.pinHash != nil ? nil : [.card]
-    case (true, true): return entry.pinHash == nil || entry.cardHash == nil ? nil : [.card, .pin]
+    case (true, false): return entry.pinHash == nil ? nil : pinOnly
+    case (false, true): return entry.cardHash == nil || entry.pinHash != nil ? nil : cardOnly
+    case (true, true): return entry.pinHash == nil || entry.cardHash == nil ? nil : cardAndPIN
     case (false, false): return nil
     }
   }
+  // Made once: `candidates` asks for every line of the file, for every code.
+  private static let pinOnly: [Check] = [.pin]
+  private static let cardOnly: [Check] = [.card]
+  private static let cardAndPIN: [Check] = [.card, .pin]
 
   /// The lines to check, in file order, for a message with `code` and/or `card` (each
   /// already valid, see `isCode`, `isCard`).
