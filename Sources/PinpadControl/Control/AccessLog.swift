@@ -1,4 +1,3 @@
-import CSQLite
 import Glibc
 import PinpadControlCore
 import PinpadCore
@@ -40,9 +39,8 @@ final class AccessLog {
     var seq: Int64? = nil
   }
 
-  struct Failure: Error, CustomStringConvertible {
-    var description: String
-  }
+  /// The database's failures: its path, what was being done, SQLite's message.
+  typealias Failure = SQLiteDatabase.Failure
 
   /// The schema's steps; `PRAGMA user_version` is how many have run.
   static let migrations: [String] = [
@@ -76,13 +74,15 @@ final class AccessLog {
   static var schemaVersion: Int { migrations.count }
 
   let path: String
-  private var db: OpaquePointer? = nil
+  /// Nil while closed; dropping it closes the handle.
+  private var db: SQLiteDatabase? = nil
   private var identity: FileIdentity? = nil
 
   /// Opens (creating it, mode 0600) and migrates the database in `directory`.
   /// `upTo`: run only that many migrations (tests build an old database with it).
   init(directory: String, upTo: Int = AccessLog.schemaVersion) throws(Failure) {
     path = directory + "/" + Self.fileName
+    // Made here, so that SQLite never creates it: not even when it vanishes later.
     if !FileSystem.exists(path) {
       let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
       if fd >= 0 {
@@ -93,42 +93,22 @@ final class AccessLog {
     if let status = try? FileSystem.status(path), status.mode & 0o077 != 0 {
       try? FileSystem.setMode(path, 0o600)
     }
-    try open(create: true, upTo: upTo)
+    _ = try open(upTo: upTo)
   }
 
-  deinit { closeDatabase() }
-
-  private func closeDatabase() {
-    if let db { sqlite3_close_v2(db) }
-    db = nil
-  }
-
-  private func open(create: Bool, upTo: Int = AccessLog.schemaVersion) throws(Failure) {
-    var handle: OpaquePointer? = nil
-    let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
-    let rc = sqlite3_open_v2(path, &handle, flags, nil)
-    guard rc == SQLITE_OK, let handle else {
-      let why = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
-      if let handle { sqlite3_close_v2(handle) }
-      throw Failure(description: "\(path): cannot open the database: \(why)")
-    }
-    db = handle
-    do {
-      sqlite3_busy_timeout(handle, 5000)
-      try execute("PRAGMA journal_mode=WAL")
-      try execute("PRAGMA synchronous=FULL")
-      try migrate(upTo: upTo)
-    } catch {
-      closeDatabase()
-      throw error
-    }
+  /// Opens the database at `path` (never creating it) and migrates it.
+  private func open(upTo: Int = AccessLog.schemaVersion) throws(Failure) -> SQLiteDatabase {
+    let opened = try SQLiteDatabase(path: path, create: false)
+    try migrate(opened, upTo: upTo)
+    db = opened
     identity = FileSystem.identity(path)
+    return opened
   }
 
   /// Runs the migrations past the database's `user_version`, each in its own
   /// transaction. A database newer than this program is refused.
-  private func migrate(upTo: Int) throws(Failure) {
-    let version = try integer("PRAGMA user_version")
+  private func migrate(_ db: SQLiteDatabase, upTo: Int) throws(Failure) {
+    let version = try Self.integer(db, "PRAGMA user_version")
     guard version <= Self.schemaVersion else {
       throw Failure(
         description:
@@ -137,52 +117,50 @@ final class AccessLog {
     }
     guard version < upTo else { return }
     for step in Int(version)..<upTo {
-      try execute("BEGIN IMMEDIATE")
-      do {
-        try execute(Self.migrations[step])
-        try execute("PRAGMA user_version = \(step + 1)")
-        try execute("COMMIT")
-      } catch {
-        try? execute("ROLLBACK")
-        throw error
+      try db.transaction { () throws(Failure) in
+        try db.execute(Self.migrations[step])
+        try db.execute("PRAGMA user_version = \(step + 1)")
       }
     }
   }
 
-  var version: Int64 { (try? integer("PRAGMA user_version")) ?? -1 }
+  var version: Int64 {
+    guard let db, let version = try? Self.integer(db, "PRAGMA user_version") else { return -1 }
+    return version
+  }
 
-  /// Whether the file at `path` is still the one opened; when the database is closed,
-  /// reopens it (without creating it).
-  private func ensureOpen() throws(Failure) {
-    if db != nil, FileSystem.identity(path) == identity { return }
-    closeDatabase()
+  /// The open database: the one opened when the file at `path` is still it; when the
+  /// database is closed, reopens it (without creating it).
+  private func ensureOpen() throws(Failure) -> SQLiteDatabase {
+    if let db, FileSystem.identity(path) == identity { return db }
+    db = nil
     guard FileSystem.exists(path) else {
       throw Failure(description: "\(path): the database is gone")
     }
-    try open(create: false)
+    return try open()
   }
 
   /// Records `record`; for a grant of a line with `uses` (its name and limit), first
   /// spends one of them, in the same transaction. Returns what was recorded: a grant
   /// whose uses are spent is recorded (and returned) as denied, `used_up`.
   func commit(_ record: Record, uses: Int? = nil) throws(Failure) -> Record {
-    try ensureOpen()
     var record = record
-    do {
-      try execute("BEGIN IMMEDIATE")
+    try transaction { db throws(Failure) in
       if record.granted, let limit = uses, let person = record.person {
-        let spent = try integer("SELECT spent FROM uses WHERE person = ?1", [.text(person)])
+        let spent = try Self.integer(
+          db, "SELECT spent FROM uses WHERE person = ?1", [.text(person)])
         if spent >= limit {
           record.granted = false
           record.reason = DenialReason.usedUp.rawValue
           record.duress = false
         } else {
-          try run(
+          try db.query(
             "INSERT INTO uses (person, spent) VALUES (?1, 1)"
-              + " ON CONFLICT (person) DO UPDATE SET spent = spent + 1", [.text(person)])
+              + " ON CONFLICT (person) DO UPDATE SET spent = spent + 1", [.text(person)],
+            doing: "writing")
         }
       }
-      try run(
+      try db.query(
         "INSERT INTO log (at_ms, device, keypad, person, result, reason, duress, attempt)"
           + " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         [
@@ -190,30 +168,22 @@ final class AccessLog {
           record.person.map { .text($0) } ?? .null, .text(record.granted ? "granted" : "denied"),
           record.reason.map { .text($0) } ?? .null, .integer(record.duress ? 1 : 0),
           .text(record.attempt),
-        ])
-      try execute("COMMIT")
-    } catch {
-      if let db, sqlite3_get_autocommit(db) == 0 { try? execute("ROLLBACK") }
-      // The next decision reopens: a handle that hit a full disk or an I/O error is
-      // not trusted further.
-      closeDatabase()
-      throw error
+        ], doing: "writing")
     }
     return record
   }
 
   /// How many uses of `person`'s line were spent.
   func spent(_ person: String) throws(Failure) -> Int64 {
-    try ensureOpen()
-    return try integer("SELECT spent FROM uses WHERE person = ?1", [.text(person)])
+    try Self.integer(ensureOpen(), "SELECT spent FROM uses WHERE person = ?1", [.text(person)])
   }
 
   /// Deletes the decisions older than `before` (ms); how many.
   @discardableResult
   func prune(before: Int64) throws(Failure) -> Int {
-    try ensureOpen()
-    try run("DELETE FROM log WHERE at_ms < ?1", [.integer(before)])
-    return Int(sqlite3_changes(db))
+    let db = try ensureOpen()
+    try db.query("DELETE FROM log WHERE at_ms < ?1", [.integer(before)], doing: "writing")
+    return db.changes
   }
 
   struct Filter: Equatable {
@@ -226,9 +196,9 @@ final class AccessLog {
 
   /// The decisions that pass `filter`, oldest first, one call of `each` per row.
   func query(_ filter: Filter, _ each: (Record) -> Void) throws(Failure) {
-    try ensureOpen()
+    let db = try ensureOpen()
     var conditions: [String] = []
-    var values: [Value] = []
+    var values: [SQLiteDatabase.Value] = []
     if let since = filter.since {
       values.append(.integer(since))
       conditions.append("at_ms >= ?\(values.count)")
@@ -252,26 +222,13 @@ final class AccessLog {
       + " FROM log"
       + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
       + " ORDER BY at_ms, id"
-    let statement = try prepare(sql, values)
-    defer { sqlite3_finalize(statement) }
-    while true {
-      let rc = sqlite3_step(statement)
-      if rc == SQLITE_DONE { return }
-      guard rc == SQLITE_ROW else { throw failure("reading the log") }
-      func text(_ column: Int32) -> String? {
-        guard sqlite3_column_type(statement, column) != SQLITE_NULL,
-          let bytes = sqlite3_column_text(statement, column)
-        else { return nil }
-        return String(cString: bytes)
-      }
+    try db.query(sql, values, doing: "reading the log") { row in
       each(
         Record(
-          at: sqlite3_column_int64(statement, 0), device: text(1), keypad: text(2) ?? "",
-          person: text(3), granted: text(4) == "granted", reason: text(5),
-          duress: sqlite3_column_int64(statement, 6) != 0, attempt: text(7) ?? "",
-          local: text(8) == "local", logID: text(9),
-          seq: sqlite3_column_type(statement, 10) == SQLITE_NULL
-            ? nil : sqlite3_column_int64(statement, 10)))
+          at: row.integer(0) ?? 0, device: row.text(1), keypad: row.text(2) ?? "",
+          person: row.text(3), granted: row.text(4) == "granted", reason: row.text(5),
+          duress: (row.integer(6) ?? 0) != 0, attempt: row.text(7) ?? "",
+          local: row.text(8) == "local", logID: row.text(9), seq: row.integer(10)))
     }
   }
 
@@ -279,11 +236,12 @@ final class AccessLog {
 
   /// The last replica generation committed for each device topic.
   func replicaGenerations() throws(Failure) -> [String: UInt64] {
-    try ensureOpen()
     var out: [String: UInt64] = [:]
-    try rows("SELECT device_topic, generation FROM replica_generations") { statement in
-      guard let topic = sqlite3_column_text(statement, 0) else { return }
-      out[String(cString: topic)] = UInt64(max(0, sqlite3_column_int64(statement, 1)))
+    try ensureOpen().query(
+      "SELECT device_topic, generation FROM replica_generations", doing: "reading"
+    ) { row in
+      guard let topic = row.text(0) else { return }
+      out[topic] = UInt64(max(0, row.integer(1) ?? 0))
     }
     return out
   }
@@ -291,30 +249,22 @@ final class AccessLog {
   /// Commits `generation` as the device topic's last one (before its replica is
   /// published); never lowers it.
   func commitGeneration(_ deviceTopic: String, _ generation: UInt64) throws(Failure) {
-    try ensureOpen()
-    try transaction {
-      () throws(Failure) in
-      try run(
+    try transaction { db throws(Failure) in
+      try db.query(
         "INSERT INTO replica_generations (device_topic, generation) VALUES (?1, ?2)"
           + " ON CONFLICT (device_topic) DO UPDATE SET generation ="
           + " max(generation, excluded.generation)",
-        [.text(deviceTopic), .integer(Int64(clamping: generation))])
+        [.text(deviceTopic), .integer(Int64(clamping: generation))], doing: "writing")
     }
   }
 
   /// What the site has of each door's log: every entry up to `upto` is stored.
   func logReceipts() throws(Failure) -> [(device: String, log: String, upto: UInt64)] {
-    try ensureOpen()
     var out: [(device: String, log: String, upto: UInt64)] = []
-    try rows("SELECT device, log_id, upto FROM log_receipts") { statement in
-      guard let device = sqlite3_column_text(statement, 0),
-        let log = sqlite3_column_text(statement, 1)
-      else { return }
-      out.append(
-        (
-          String(cString: device), String(cString: log),
-          UInt64(max(0, sqlite3_column_int64(statement, 2)))
-        ))
+    let sql = "SELECT device, log_id, upto FROM log_receipts"
+    try ensureOpen().query(sql, doing: "reading") { row in
+      guard let device = row.text(0), let log = row.text(1) else { return }
+      out.append((device, log, UInt64(max(0, row.integer(2) ?? 0))))
     }
     return out
   }
@@ -325,11 +275,9 @@ final class AccessLog {
     _ entries: [(device: String, entry: LogEntry)],
     receipts: [(device: String, log: String, upto: UInt64)]
   ) throws(Failure) {
-    try ensureOpen()
-    try transaction {
-      () throws(Failure) in
+    try transaction { db throws(Failure) in
       for (device, entry) in entries {
-        try run(
+        try db.query(
           "INSERT OR IGNORE INTO log (at_ms, device, keypad, person, result, reason, duress,"
             + " attempt, origin, log_id, seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, '', 'local',"
             + " ?8, ?9)",
@@ -339,94 +287,35 @@ final class AccessLog {
             .text(entry.granted ? "granted" : "denied"), entry.reason.map { .text($0) } ?? .null,
             .integer(entry.granted && entry.duress ? 1 : 0), .text(entry.log),
             .integer(Int64(clamping: entry.seq)),
-          ])
+          ], doing: "writing")
       }
       for receipt in receipts {
-        try run(
+        try db.query(
           "INSERT INTO log_receipts (device, log_id, upto) VALUES (?1, ?2, ?3)"
             + " ON CONFLICT (device, log_id) DO UPDATE SET upto = max(upto, excluded.upto)",
-          [.text(receipt.device), .text(receipt.log), .integer(Int64(clamping: receipt.upto))])
+          [.text(receipt.device), .text(receipt.log), .integer(Int64(clamping: receipt.upto))],
+          doing: "writing")
       }
     }
   }
 
-  /// Runs `body` in one BEGIN IMMEDIATE ... COMMIT; on failure rolls back and closes
-  /// the handle (the next call reopens it), as `commit` does.
-  private func transaction(_ body: () throws(Failure) -> Void) throws(Failure) {
+  /// Runs `body` on the open database in one BEGIN IMMEDIATE ... COMMIT; on failure
+  /// rolls back and closes the handle: the next call reopens it, as a handle that hit
+  /// a full disk or an I/O error is not trusted further.
+  private func transaction(_ body: (SQLiteDatabase) throws(Failure) -> Void) throws(Failure) {
+    let db = try ensureOpen()
     do {
-      try execute("BEGIN IMMEDIATE")
-      try body()
-      try execute("COMMIT")
+      try db.transaction { () throws(Failure) in try body(db) }
     } catch {
-      if let db, sqlite3_get_autocommit(db) == 0 { try? execute("ROLLBACK") }
-      closeDatabase()
+      self.db = nil
       throw error
     }
   }
 
-  /// Runs a query, one call of `each` per row.
-  private func rows(_ sql: String, _ each: (OpaquePointer) -> Void) throws(Failure) {
-    let statement = try prepare(sql, [])
-    defer { sqlite3_finalize(statement) }
-    while true {
-      let rc = sqlite3_step(statement)
-      if rc == SQLITE_DONE { return }
-      guard rc == SQLITE_ROW else { throw failure("reading") }
-      each(statement)
-    }
-  }
-
-  // MARK: statements
-
-  enum Value {
-    case integer(Int64)
-    case text(String)
-    case null
-  }
-
-  private func failure(_ doing: String) -> Failure {
-    let why = db.map { String(cString: sqlite3_errmsg($0)) } ?? "not open"
-    return Failure(description: "\(path): \(doing): \(why)")
-  }
-
-  /// Runs `sql` (one or more statements, no values).
-  private func execute(_ sql: String) throws(Failure) {
-    guard let db else { throw failure("the database is closed") }
-    guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else { throw failure("writing") }
-  }
-
-  private func prepare(_ sql: String, _ values: [Value]) throws(Failure) -> OpaquePointer {
-    guard let db else { throw failure("the database is closed") }
-    var statement: OpaquePointer? = nil
-    guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
-      throw failure("preparing a statement")
-    }
-    for (index, value) in values.enumerated() {
-      let position = Int32(index + 1)
-      switch value {
-      case .integer(let n): sqlite3_bind_int64(statement, position, n)
-      case .text(let s): sqlite3_bind_text(statement, position, s, -1, pinpad_sqlite_transient())
-      case .null: sqlite3_bind_null(statement, position)
-      }
-    }
-    return statement
-  }
-
-  /// Runs one statement that returns no rows.
-  private func run(_ sql: String, _ values: [Value]) throws(Failure) {
-    let statement = try prepare(sql, values)
-    defer { sqlite3_finalize(statement) }
-    guard sqlite3_step(statement) == SQLITE_DONE else { throw failure("writing") }
-  }
-
-  /// The first column of the first row (0 when there is none).
-  private func integer(_ sql: String, _ values: [Value] = []) throws(Failure) -> Int64 {
-    let statement = try prepare(sql, values)
-    defer { sqlite3_finalize(statement) }
-    switch sqlite3_step(statement) {
-    case SQLITE_ROW: return sqlite3_column_int64(statement, 0)
-    case SQLITE_DONE: return 0
-    default: throw failure("reading")
-    }
+  /// The first column of the first row of `sql` (0 when there is none).
+  private static func integer(
+    _ db: SQLiteDatabase, _ sql: String, _ values: [SQLiteDatabase.Value] = []
+  ) throws(Failure) -> Int64 {
+    try db.integer(sql, values, doing: "reading") ?? 0
   }
 }

@@ -1,4 +1,3 @@
-import CSQLite
 import PinpadControlCore
 import PinpadCore
 import PinpadSystem
@@ -30,8 +29,8 @@ final class DoorLog {
     var logID: String? = nil
     var acked: Int64 = 0
     try database.query("SELECT log, acked FROM log_meta WHERE id = 1") { row in
-      logID = SQLiteDatabase.text(row, 0)
-      acked = sqlite3_column_int64(row, 1)
+      logID = row.text(0)
+      acked = row.integer(1) ?? 0
     }
     if logID == nil || !LogCursor.isLogID(logID ?? "") {
       let made = LogCursor.newLogID(random: random())
@@ -83,10 +82,10 @@ final class DoorLog {
     ) { row in
       out.append(
         LogEntry(
-          log: logID, seq: UInt64(sqlite3_column_int64(row, 0)), atMs: sqlite3_column_int64(row, 1),
-          device: device, keypad: SQLiteDatabase.text(row, 2) ?? "",
-          person: SQLiteDatabase.text(row, 3), granted: sqlite3_column_int64(row, 4) != 0,
-          reason: SQLiteDatabase.text(row, 5), duress: sqlite3_column_int64(row, 6) != 0))
+          log: logID, seq: UInt64(row.integer(0) ?? 0), atMs: row.integer(1) ?? 0,
+          device: device, keypad: row.text(2) ?? "", person: row.text(3),
+          granted: (row.integer(4) ?? 0) != 0, reason: row.text(5),
+          duress: (row.integer(6) ?? 0) != 0))
     }
     return out
   }
