@@ -125,9 +125,11 @@ final class ProtocolServer {
     let card = try #require(options["cardtag"]).split(separator: ".").map(String.init)
     #expect(pin.count == 2 && pin[0].count == 4 && pin[1].count == 4, "\(line)")
     #expect(card.count == 2 && card[0] == pin[0] && card[1].count == 4, "\(line)")
-    #expect(pin[1] == (try expected("pinpadd pin tag", fields[1], "864209")))
-    #expect(
-      card[1] == (try expected("pinpadd card tag", try #require(options["card"]), "0012345678")))
+    let cardHash = try #require(options["card"])
+    let pinTag = try expected("pinpadd pin tag", fields[1], "864209")
+    let cardTag = try expected("pinpadd card tag", cardHash, "0012345678")
+    #expect(pin[1] == pinTag)
+    #expect(card[1] == cardTag)
   }
 
   @Test func serveAnswersCardsCodesAndDuressAndLogsTheDuressByName() throws {
