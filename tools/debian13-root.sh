@@ -40,7 +40,13 @@ if [[ -f $root/.complete ]]; then
 fi
 command -v mmdebstrap >/dev/null || { echo "debian13-root: mmdebstrap not found (make test-deps)" >&2; exit 69; }
 start=$(date +%s)
-rm -rf "$root.tmp"
+# A killed mmdebstrap leaves its mounts (proc, sys, dev/pts, dev/shm) in the half-made
+# root: unmount them first, and never remove through a mount point.
+if [[ -d $root.tmp ]]; then
+  findmnt -rn -o TARGET | { grep -F "$(realpath "$root.tmp")/" || true; } | sort -r |
+    while read -r mounted; do umount -l "$mounted"; done
+  rm -rf --one-file-system "$root.tmp"
+fi
 mkdir -p "$(dirname "$root")"
 echo "debian13-root: mmdebstrap trixie (amd64 + arm64 multiarch) into $root"
 mmdebstrap --quiet --variant=minbase --architectures=amd64,arm64 --include="$include" \
