@@ -109,6 +109,7 @@ final class ProtocolServer {
     let keyHex = try String(contentsOfFile: key, encoding: .utf8).trimmingCharacters(
       in: .newlines)
     let fields = line.split(separator: ":").map(String.init)
+    try #require(fields.count == 3, "\(line)")
     let options = Dictionary(
       fields[2].split(separator: ",").compactMap { option -> (String, String)? in
         let parts = option.split(separator: "=", maxSplits: 1).map(String.init)

@@ -29,14 +29,19 @@ public final class HMACSHA256: TagMAC, Sendable {
     }
     defer { EVP_MAC_free(mac) }
     guard let context = EVP_MAC_CTX_new(mac) else { fatalError("libcrypto: out of memory") }
+    // An OSSL_PARAM keeps pointers to its name and value, not copies: both must outlive
+    // EVP_MAC_init (a string literal passed as the name is a temporary, gone at once).
+    let name = Array("digest".utf8CString)
     var digest = Array("SHA256".utf8CString)
-    let status = digest.withUnsafeMutableBufferPointer { name in
-      var parameters = [
-        OSSL_PARAM_construct_utf8_string("digest", name.baseAddress, 0),
-        OSSL_PARAM_construct_end(),
-      ]
-      return key.withUnsafeBufferPointer {
-        EVP_MAC_init(context, $0.baseAddress, $0.count, &parameters)
+    let status = name.withUnsafeBufferPointer { name in
+      digest.withUnsafeMutableBufferPointer { digest in
+        var parameters = [
+          OSSL_PARAM_construct_utf8_string(name.baseAddress, digest.baseAddress, 0),
+          OSSL_PARAM_construct_end(),
+        ]
+        return key.withUnsafeBufferPointer {
+          EVP_MAC_init(context, $0.baseAddress, $0.count, &parameters)
+        }
       }
     }
     guard status == 1 else {
