@@ -80,6 +80,30 @@ import Testing
     #expect(wrong.count <= 2)
   }
 
+  @Test(
+    "a shorter tag (as an older hash wrote, 2 digits) is the longer one's prefix: its line still matches, among more others"
+  )
+  func shorterTagsStillWork() {
+    var entries: [CodesFile.Entry] = []
+    for n in 0..<2000 {
+      var entry = CodesFile.Entry(name: "p\(n)", pinHash: Self.hash(n))
+      let tag = Self.tag(.pin, entry.pinHash!, format6(n))
+      entry.pinTag = n < 1000 ? CodeTag(keyID: tag.keyID, digits: Array(tag.digits.prefix(2))) : tag
+      entries.append(entry)
+    }
+    let short = Self.with(format6(7)) {
+      Self.key.tag(.pin, hash: Self.hash(7), secret: $0!, digits: 2)
+    }
+    #expect(short == entries[7].pinTag)
+    for n in [7, 1007] {
+      let found = Self.candidates(entries, code: format6(n), card: nil).map(\.index)
+      #expect(found.contains(n))
+      // About 1000/256 of the 2-digit lines, about none of the 4-digit ones.
+      #expect(found.count > 1 && found.count < 20, "\(found.count) candidates")
+      #expect(found.filter { $0 >= 1000 && $0 != n }.count <= 2)
+    }
+  }
+
   @Test("a card tag selects the person's line for card+PIN")
   func cardTagNarrows() {
     var entries: [CodesFile.Entry] = []
