@@ -28,7 +28,7 @@ struct HeldScreen {
   enum Switch {
     /// Away: nothing is drawn until the VT comes back; the display lets the switch happen.
     case away
-    /// Back, acknowledged: the canvas is drawn again whole, for the display to put out.
+    /// Back, acknowledged: the picture is drawn again whole, for the display to put out.
     case back
   }
 
@@ -64,43 +64,12 @@ struct HeldScreen {
       xOffset: xOffset, yOffset: yOffset, capacity: capacity)
   }
 
-  /// The screen as a canvas, its dirty rectangles the screen's: the picture turned (a
-  /// copy, for tests). Set, the picture becomes the canvas turned back.
-  var canvas: Canvas {
-    get {
-      guard rotation != .none else { return picture }
-      var screen = Canvas(width: width, height: height)
-      screen.copy(picture, rect: picture.bounds, rotation: rotation)
-      _ = screen.takeDirty()
-      for rect in picture.dirty { screen.markDirty(screenRect(rect)) }
-      return screen
-    }
-    set {
-      guard rotation != .none else {
-        picture = newValue
-        return
-      }
-      let back: ScreenRotation =
-        rotation == .upsideDown
-        ? .upsideDown
-        : rotation == .clockwise90 ? .clockwise270 : .clockwise90
-      picture.copy(newValue, rect: newValue.bounds, rotation: back)
-      _ = picture.takeDirty()
-      for rect in newValue.dirty {
-        picture.markDirty(
-          Canvas.screenRect(
-            of: rect, rotation: back, pictureWidth: newValue.width, pictureHeight: newValue.height)
-        )
-      }
-    }
-  }
-
   private func screenRect(_ rect: Rect) -> Rect {
     Canvas.screenRect(
       of: rect, rotation: rotation, pictureWidth: picture.width, pictureHeight: picture.height)
   }
 
-  /// Draws `model` on the canvas; false when nothing may be drawn (closed, or switched
+  /// Draws `model` on the picture; false when nothing may be drawn (closed, or switched
   /// away: the model is kept for the return).
   mutating func draw(_ model: ScreenModel) -> Bool {
     guard !closed else { return false }
