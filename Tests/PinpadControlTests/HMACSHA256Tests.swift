@@ -4,6 +4,21 @@ import PinpadControlCore
 import Testing
 
 private func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+extension HMACSHA256 {
+  /// The MAC of one message.
+  fileprivate func mac(_ message: [UInt8]) -> [UInt8] {
+    message.withUnsafeBufferPointer { mac([$0]) }
+  }
+}
+
+extension CodeTagKey {
+  /// The key in a key file's text, as `TagKeyFile.load` reads it.
+  fileprivate init?(file bytes: [UInt8]) {
+    guard let key = CodeTagKey.keyBytes(file: bytes) else { return nil }
+    self.init(key: key)
+  }
+}
+
 /// HMAC-SHA256 of the codes file's tags, through OpenSSL's libcrypto.
 @Suite struct HMACSHA256Tests {
   @Test("RFC 4231 test cases 1-4, 6 and 7")

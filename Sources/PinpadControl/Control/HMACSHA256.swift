@@ -68,21 +68,9 @@ public final class HMACSHA256: TagMAC, Sendable {
     guard done else { fatalError("libcrypto: HMAC-SHA256 failed") }
     return out
   }
-
-  /// The MAC of one message.
-  public func mac(_ message: [UInt8]) -> [UInt8] {
-    message.withUnsafeBufferPointer { mac([$0]) }
-  }
 }
 
 extension CodeTagKey {
   /// The key of the tags from its 32 bytes (`FILE.key`, a replica's `tag-key`).
   public init(key: [UInt8]) { self.init(mac: HMACSHA256(key: key)) }
-
-  /// The key file's content: 64 hex digits and an optional newline; nil when it is not.
-  public init?(file bytes: some Collection<UInt8>) {
-    guard var key = CodeTagKey.keyBytes(file: bytes) else { return nil }
-    defer { for i in key.indices { key[i] = 0 } }
-    self.init(key: key)
-  }
 }

@@ -87,7 +87,7 @@ public struct CodeTagKey: Sendable {
     id = CodeTag.hex(label.withUnsafeBufferPointer { mac.mac([$0]) }, digits: 4)
   }
 
-  /// The 32 key bytes of a key file's content (as `init?(file:)` reads it), nil when it
+  /// The 32 key bytes of a key file's content (`FILE.key`), nil when it
   /// is not one; the caller zeroes them when done.
   public static func keyBytes(file bytes: some Collection<UInt8>) -> [UInt8]? {
     var text = Array(bytes)
