@@ -68,6 +68,61 @@ struct RulesFleetEndToEndTests {
     for pin in pins { #expect(!shows(pin, in: controller.log)) }
   }
 
+  @Test(
+    "a retained code is never decided, across restarts or live; a repeated id gets its verdict again without a use or a row"
+  )
+  func retainedAndRepeatedCodes() throws {
+    let dir = TempDir()
+    let broker = try Broker(dir: dir)
+    let line = try AccessControlEndToEndTests.hash(["guest", "--uses", "1"], "1357\n")
+    let codes = ControllerEndToEndTests.writeCodes(dir, line + "\n")
+    func code(_ id: String) -> String {
+      #"{"type":"code","id":"\#(id)","keypad":"front","code":"1357"}"#
+    }
+    let topic = "pinpadd/door1/front/code"
+    // Left retained before the controller starts, then three starts of it.
+    try broker.publish(topic, code("r1"), retain: true)
+    let verdicts = try Subscriber(broker, "pinpadd/+/+/verdict", dir: dir)
+    var controller = try Self.controller(broker, dir, codes)
+    for _ in 0..<2 {
+      controller.kill(SIGTERM)
+      #expect(controller.exitStatus(within: 10) == 0, "\(controller.log)")
+      controller = try Self.controller(broker, dir, codes)
+    }
+    // Published retained while the controller listens: delivered with its flag, refused.
+    // (Again each second: the first may come before the controller's subscription.)
+    #expect(
+      E2E.waitUntil(timeout: 10) {
+        try? broker.publish(topic, code("r2"), retain: true)
+        return E2E.waitUntil(timeout: 1) { controller.log.contains("a retained code message") }
+      }, "\(controller.log)")
+    // A live code, then the same message again (a QoS 1 duplicate, a replay).
+    try broker.publish(topic, code("n1"))
+    #expect(verdicts.waitFor("pinpadd/door1/front/verdict") != nil, "\(controller.log)")
+    try broker.publish(topic, code("n1"))
+    #expect(
+      E2E.waitUntil(timeout: 10) { verdicts.messages.count >= 2 }, "\(controller.log)")
+    try broker.publish(topic, code("n2"))
+    #expect(
+      E2E.waitUntil(timeout: 10) { verdicts.messages.count >= 3 }, "\(controller.log)")
+    E2E.sleep(0.5)  // nothing more may come
+    let answers = verdicts.messages.map {
+      ($0.json?["id"] as? String ?? "?") + ":" + ($0.json?["result"] as? String ?? "?") + "/"
+        + ($0.json?["reason"] as? String ?? "-")
+    }
+    #expect(answers == ["n1:granted/-", "n1:granted/-", "n2:denied/used_up"], "\(controller.log)")
+    controller.kill(SIGTERM)
+    _ = controller.exitStatus(within: 10)
+    let run = try runProgram(
+      E2E.pinpadctl, ["log", "--state-dir", dir.file("state"), "--json"], input: "")
+    let ids = run.stdout.split(separator: "\n").compactMap {
+      (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["id"] as? String
+    }
+    #expect(ids == ["n1", "n2"], "\(run.stdout)")
+    #expect(controller.log.contains("attempt n1 was decided before"), "\(controller.log)")
+    #expect(!shows("1357", in: controller.log))
+  }
+
   @Test("ten uses=1 codes, each published by two devices at once: exactly one grant each")
   func publishedPairsRace() throws {
     let dir = TempDir()

@@ -70,6 +70,11 @@ final class AccessLog {
     CREATE TABLE replica_generations (device_topic TEXT PRIMARY KEY,
       generation INTEGER NOT NULL);
     """,
+    // 4: the attempts already decided, found by id (a repeated code message gets the
+    // verdict it had, `decided`).
+    """
+    CREATE INDEX log_attempt ON log (attempt);
+    """,
   ]
   static var schemaVersion: Int { migrations.count }
 
@@ -152,7 +157,6 @@ final class AccessLog {
         if spent >= limit {
           record.granted = false
           record.reason = DenialReason.usedUp.rawValue
-          record.duress = false
         } else {
           try db.query(
             "INSERT INTO uses (person, spent) VALUES (?1, 1)"
@@ -171,6 +175,23 @@ final class AccessLog {
         ], doing: "writing")
     }
     return record
+  }
+
+  /// The decision this controller logged for attempt `attempt` from `device` and
+  /// `keypad` (never a door's own), nil when there is none.
+  func decided(attempt: String, device: String?, keypad: String) throws(Failure) -> Record? {
+    var found: Record? = nil
+    try ensureOpen().query(
+      "SELECT at_ms, person, result, reason, duress FROM log WHERE attempt = ?1"
+        + " AND device IS ?2 AND keypad = ?3 AND origin IS NULL ORDER BY id LIMIT 1",
+      [.text(attempt), device.map { .text($0) } ?? .null, .text(keypad)], doing: "reading"
+    ) { row in
+      found = Record(
+        at: row.integer(0) ?? 0, device: device, keypad: keypad, person: row.text(1),
+        granted: row.text(2) == "granted", reason: row.text(3),
+        duress: (row.integer(4) ?? 0) != 0, attempt: attempt)
+    }
+    return found
   }
 
   /// How many uses of `person`'s line were spent.
@@ -285,7 +306,7 @@ final class AccessLog {
             .integer(entry.atMs), .text(device), .text(entry.keypad),
             entry.person.map { .text($0) } ?? .null,
             .text(entry.granted ? "granted" : "denied"), entry.reason.map { .text($0) } ?? .null,
-            .integer(entry.granted && entry.duress ? 1 : 0), .text(entry.log),
+            .integer(entry.duress ? 1 : 0), .text(entry.log),
             .integer(Int64(clamping: entry.seq)),
           ], doing: "writing")
       }

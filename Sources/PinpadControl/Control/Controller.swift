@@ -74,6 +74,20 @@ final class Controller {
     return core.run(attempt, people: people, perform: perform) ?? .deny(.unavailable)
   }
 
+  /// The decision recorded before for `attempt`'s id at its device and keypad (a
+  /// repeated code message), nil when there is none or the log cannot say.
+  func earlierDecision(_ attempt: Attempt) -> Decision? {
+    guard !attempt.id.isEmpty,
+      let record = try? accessLog.decided(
+        attempt: attempt.id, device: attempt.device, keypad: attempt.keypad)
+    else { return nil }
+    guard record.granted else {
+      let reason = record.reason.flatMap(DenialReason.init(rawValue:)) ?? .unknown
+      return .deny(reason, person: record.person)
+    }
+    return .grant(record.person ?? "", duress: record.duress)
+  }
+
   private func perform(_ effect: DecisionCore.Effect) -> DecisionCore.Recorded? {
     switch effect {
     case .record(let record): return recorder.record(record)

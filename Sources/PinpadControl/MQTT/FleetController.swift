@@ -71,12 +71,15 @@ enum FleetController {
     session.version = .v5
     session.maximumIncomingPacket = UInt32(maxPayload + 1024)
     session.onConnected = { client in
-      let rc = client.subscribe(filter)
+      // Retained code messages are never sent for this subscription, and one published
+      // retained while subscribed arrives with its retain flag (refused below).
+      let rc = client.subscribeSkippingRetained(filter)
       if rc != 0 { log.warning("cannot subscribe to \(filter): \(MQTTClient.describe(rc))") }
       site?.connected(client)
     }
     var pending: [(topic: String, payload: String, lines: [String])] = []
-    session.onMessage = { topic, payload in
+    session.onIncoming = { message in
+      let (topic, payload) = (message.topic, message.payload)
       defer { if let base = payload.baseAddress { explicitZero(base, payload.count) } }
       let shownTopic = UntrustedText.sanitized(topic, maxBytes: 128)
       if let site, site.take(topic: topic, payload: payload) { return }
@@ -88,6 +91,12 @@ enum FleetController {
       guard MQTTTopic.matches(topic, filter: filter),
         let verdictTopic = MQTTTopic.verdictTopic(forCodeTopic: topic)
       else { return }
+      // A retained code (left by a buggy or hostile publisher) would be decided again at
+      // every subscription, spending a use each time: never decided, never answered.
+      if message.retained {
+        junk.say("\(shownTopic): a retained code message is never decided; ignored", log)
+        return
+      }
       let line = payload.bindMemory(to: UInt8.self)
       guard case .success(let code) = CodeLine.decode(payload: UnsafeBufferPointer(line)) else {
         junk.say("\(shownTopic): not a code message; ignored", log)
@@ -98,10 +107,18 @@ enum FleetController {
       let shownPlace = UntrustedText.sanitized(place, maxBytes: 256)
       let levels = shownPlace.split(separator: "/", omittingEmptySubsequences: false)
       let device = levels.count >= 2 ? String(levels[levels.count - 2]) : nil
-      let decision = controller.answer(
-        Attempt(
-          code, in: line, device: device, keypad: levels.last.map(String.init) ?? shownPlace,
-          place: shownPlace))
+      let attempt = Attempt(
+        code, in: line, device: device, keypad: levels.last.map(String.init) ?? shownPlace,
+        place: shownPlace)
+      // An id already decided for this place (a QoS 1 duplicate, a replay) gets the
+      // verdict it had: no second decision, no use spent, no log row.
+      if let earlier = controller.earlierDecision(attempt) {
+        pending.append((verdictTopic, earlier.verdict(id: code.id).verdictPayload ?? "", []))
+        junk.say(
+          "\(shownPlace): attempt \(attempt.id) was decided before; its verdict sent again", log)
+        return
+      }
+      let decision = controller.answer(attempt)
       let answer = decision.verdict(id: code.id).verdictPayload ?? ""
       let logged = decision.logLines(
         id: UntrustedText.sanitized(code.id, maxBytes: 64),
