@@ -186,6 +186,7 @@ final class Bridge {
         log.warning(BridgeCore.describe(problem))
       case .line(.code(let code), let line):
         if door != nil { localCode(code, line) } else { publishCode(code, line) }
+        perform(core.codeTaken())
       case .line(let message, let line):
         perform(
           core.daemonMessage(

@@ -112,6 +112,11 @@ public struct BridgeCore {
     }
   }
 
+  /// A code line was taken (published, or decided by a door itself): the daemon is asked
+  /// for status, so the keypad's retained state says `checking` while the verdict is
+  /// awaited (docs/protocol.md, "MQTT: topics").
+  public func codeTaken() -> [Action] { [.sendToDaemon(BridgeCore.statusRequest)] }
+
   /// The keypad of code `id`, while the bridge remembers it.
   public func keypad(ofCode id: String) -> String? { keypadOfID[id] }
 
@@ -289,8 +294,9 @@ public struct BridgeCore {
       let failures = min(
         max(0, Int(Int64.saturating(keypad["failures"]?.numberValue ?? 0))), maxFailures)
       let locked = Int(Int64.saturating(keypad["locked_seconds"]?.numberValue ?? 0))
+      // While locked no attempt is left: digits are ignored until the lockout ends.
       let state = KeypadState(
-        phase: phase, attemptsLeft: maxFailures - failures,
+        phase: phase, attemptsLeft: phase == "locked" ? 0 : maxFailures - failures,
         lockedSeconds: phase == "locked" ? locked : 0)
       if discovery, !announced.contains(name) {
         announced.insert(name)

@@ -82,6 +82,35 @@ private func published(_ actions: [BridgeCore.Action]) -> [(String, String, Bool
     #expect(bridge.tick(now: .zero + .seconds(32)).isEmpty)
   }
 
+  @Test("while locked no attempt is left: the daemon's status has no failures then (SPEC 8.1)")
+  func lockedLeavesNoAttempts() {
+    var bridge = core(discovery: false)
+    _ = bridge.daemonConnected()
+    let line =
+      #"{"type":"status","keypads":[{"name":"default","state":"locked","locked_seconds":30}]}"#
+    #expect(
+      published(bridge.daemonLine(line, now: .zero)).map(\.1) == [
+        #"{"phase":"locked","attempts_left":0,"locked_seconds":30}"#
+      ])
+  }
+
+  @Test("a code taken asks for status, so the retained state says checking until the verdict")
+  func checkingWhileAwaitingVerdict() {
+    var bridge = core(discovery: false)
+    _ = bridge.daemonConnected()
+    _ = bridge.daemonLine(status([("default", "entering", 0, 0)]), now: .zero)
+    _ = bridge.codeTopic(id: "a-1", keypad: "default")
+    #expect(bridge.codeTaken() == [.sendToDaemon(#"{"type":"status"}"#)])
+    #expect(
+      published(bridge.daemonLine(status([("default", "checking", 0, 0)]), now: .zero)).map(\.1)
+        == [#"{"phase":"checking","attempts_left":5,"locked_seconds":0}"#])
+    let verdict = #"{"type":"verdict","id":"a-1","result":"denied"}"#
+    #expect(bridge.daemonLine(verdict, now: .zero).contains(.sendToDaemon(#"{"type":"status"}"#)))
+    #expect(
+      published(bridge.daemonLine(status([("default", "idle", 1, 0)]), now: .zero)).map(\.1)
+        == [#"{"phase":"idle","attempts_left":4,"locked_seconds":0}"#])
+  }
+
   @Test("events go to TOPIC/KEYPAD/event as sent, unretained; a verdict finds its keypad by id")
   func events() {
     var bridge = core(discovery: false)
