@@ -82,4 +82,36 @@ import Testing
     _ = Self.codes(dir, "# alice revoked\n")
     #expect(Self.answer(controller, #"{"id":"2","code":"2468"}"#).0 == .deny(.unknown))
   }
+
+  @Test("uses= is counted per NAME: two lines of one name share one count")
+  func usesAreCountedPerName() throws {
+    let dir = TempDir()
+    func line(_ pin: String, _ uses: Int) -> String {
+      let hash = pin.withCString { PasswordHasher().makeHash(code: $0)! }
+      return "guest:\(hash):uses=\(uses)\n"
+    }
+    let controller = try Self.controller(
+      dir, codes: Self.codes(dir, line("1357", 1) + line("2468", 2)))
+    #expect(Self.answer(controller, #"{"id":"1","code":"2468"}"#).0 == .grant("guest", uses: 2))
+    // The other line of the same name: its one use is already spent by the name.
+    #expect(
+      Self.answer(controller, #"{"id":"2","code":"1357"}"#).0 == .deny(.usedUp, person: "guest"))
+    #expect(Self.answer(controller, #"{"id":"3","code":"2468"}"#).0 == .grant("guest", uses: 2))
+    #expect(
+      Self.answer(controller, #"{"id":"4","code":"2468"}"#).0 == .deny(.usedUp, person: "guest"))
+    #expect(try controller.accessLog.spent("guest") == 2)
+  }
+
+  @Test("an attempt decided before is found by its id, device and keypad; others are not")
+  func anEarlierDecisionIsFoundByItsAttempt() throws {
+    let dir = TempDir()
+    let controller = try Self.controller(dir, codes: Self.codes(dir, Self.aliceLine))
+    #expect(Self.answer(controller, #"{"id":"g1","code":"2468"}"#).0.granted)
+    #expect(Self.answer(controller, #"{"id":"d1","code":"1111"}"#).0 == .deny(.unknown))
+    #expect(controller.earlierDecision(Attempt(id: "g1", keypad: "door")) == .grant("alice"))
+    #expect(controller.earlierDecision(Attempt(id: "d1", keypad: "door")) == .deny(.unknown))
+    #expect(controller.earlierDecision(Attempt(id: "g1", keypad: "side")) == nil)
+    #expect(controller.earlierDecision(Attempt(id: "g1", device: "d", keypad: "door")) == nil)
+    #expect(controller.earlierDecision(Attempt(id: "g2", keypad: "door")) == nil)
+  }
 }

@@ -22,6 +22,26 @@ import Testing
     #expect(outcome.decision == .grant("dave", duress: true))
   }
 
+  @Test("a duress line its rules deny still says duress: the door stays shut, the alarm is raised")
+  func aDeniedDuressLineStillSaysDuress() {
+    let fixture = CoreFixture()
+    let text = "eve:$plain$8787:duress,hours=2200-0600\nzed:$plain$7878:duress,uses=1\n"
+    fixture.people = People(entries: CodesFile.parse(Array(text.utf8), path: "codes").entries)
+    let outside = fixture.attempt(code: "8787").decision
+    #expect(outside == .deny(.outsideHours, person: "eve", duress: true))
+    #expect(
+      outside.verdict(id: "x").verdictPayload
+        == #"{"id":"x","result":"denied","duress":true,"reason":"outside_hours"}"#)
+    #expect(
+      outside.logLines(id: "x", place: "front") == [
+        "warning: DURESS: eve on front (attempt x); the door stayed shut (outside_hours)",
+        "attempt x on front: denied (outside_hours; eve)",
+      ])
+    let spent = fixture.attempt(code: "7878", recorded: .denied(.usedUp)).decision
+    #expect(spent == .deny(.usedUp, person: "zed", duress: true))
+    #expect(fixture.attempt(code: "1111").decision == .deny(.unknown), "no line, no duress")
+  }
+
   @Test func aCountedLineGrantsWithItsUsesToSpend() {
     let outcome = CoreFixture().attempt(code: "3333")
     #expect(outcome.decision == .grant("guest", uses: 1))

@@ -80,12 +80,14 @@ import Testing
         == .verdict(id: "a1", granted: true, message: nil, duress: true, reason: nil))
   }
 
-  @Test func aDenialsVerdictCarriesItsReasonAndNeverDuress() {
-    var denial = Decision.deny(.wrongDoor, person: "bob")
-    denial.duress = true
+  @Test("a denial's verdict carries its reason, and duress only for a duress line")
+  func aDenialsVerdictCarriesItsReasonAndDuressOnlyForADuressLine() {
     #expect(
-      denial.verdict(id: "a1")
+      Decision.deny(.wrongDoor, person: "bob").verdict(id: "a1")
         == .verdict(id: "a1", granted: false, message: nil, duress: false, reason: "wrong_door"))
+    #expect(
+      Decision.deny(.wrongDoor, person: "dave", duress: true).verdict(id: "a1")
+        == .verdict(id: "a1", granted: false, message: nil, duress: true, reason: "wrong_door"))
   }
 
   @Test func aFleetVerdictIsThePayloadWithoutType() {

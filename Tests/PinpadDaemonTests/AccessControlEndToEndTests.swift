@@ -213,6 +213,37 @@ final class ProtocolServer {
     #expect(daemon.stop() == 0)
   }
 
+  @Test(
+    "a duress code typed at a door its line does not open: denied, and the daemon's alarm and serve's warning all the same"
+  )
+  func aDuressLineDeniedByItsRulesStillRaisesTheAlarm() throws {
+    let dir = TempDir()
+    let key = dir.file("codes.key")
+    let dave = try Self.hash(["dave", "--duress", "--doors", "garage", "--key", key], "9753\n")
+    let codes = ControllerEndToEndTests.writeCodes(dir, dave + "\n")
+    let daemon = try RunningDaemon(recording: E2E.recording("9753\n", firstGap: 1.2), dir: dir)
+    let watcher = try daemon.connect()
+    let serve = try RunningProcess(
+      E2E.pinpadctl,
+      [
+        "--socket", daemon.socket, "serve", "--state-dir", dir.file("state"), "--codes", codes,
+        "--key", key,
+      ])
+    let verdict = try #require(try watcher.waitFor("verdict", timeout: 8)).message
+    #expect(verdict.string("result") == "denied")
+    #expect(verdict.string("reason") == "wrong_door")
+    let alarm = try #require(try watcher.waitFor("alarm", timeout: 4)).message
+    #expect(alarm.string("reason") == "duress")
+    #expect(alarm.string("id") == verdict.string("id"))
+    serve.kill(SIGTERM)
+    let log = serve.stderr.wait()
+    #expect(log.contains("warning: DURESS: dave on keypad default"), "\(log)")
+    #expect(log.contains("the door stayed shut (wrong_door)"), "\(log)")
+    #expect(!shows("9753", in: log))
+    #expect(daemon.stop() == 0)
+    #expect(!shows("9753", in: daemon.log))
+  }
+
   @Test func serveWarnsWhenManyLinesWouldBeCheckedInFullAndNotWhenTheyAreTagged() throws {
     let dir = TempDir()
     let keyBytes = [UInt8](repeating: 0x5A, count: 32)

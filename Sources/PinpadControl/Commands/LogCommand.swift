@@ -129,7 +129,7 @@ enum LogCommand {
     let time =
       "\(wall.year)-\(two(wall.month))-\(two(wall.day)) \(two(wall.hour)):\(two(wall.minute)):\(two(second))"
     let door = record.device.map { "\($0)/\(record.keypad)" } ?? record.keypad
-    let result = record.granted ? (record.duress ? "granted (duress)" : "granted") : "denied"
+    let result = (record.granted ? "granted" : "denied") + (record.duress ? " (duress)" : "")
     return row([time, door, record.person ?? "-", result, record.reason ?? "-"])
   }
 

@@ -59,7 +59,7 @@ final class DecisionRecorder {
     let record = AccessLog.Record(
       at: at, device: entry.device, keypad: entry.keypad, person: decision.person,
       granted: decision.granted, reason: decision.granted ? nil : decision.reason?.rawValue,
-      duress: decision.granted && decision.duress, attempt: entry.attempt)
+      duress: decision.duress, attempt: entry.attempt)
     if decision.reason == .locked, !decision.granted {
       let due = max(lockedDue ?? at, at)
       if due - at >= Self.lockedIntervalMs * Int64(Self.lockedBurst) {

@@ -54,7 +54,7 @@ final class DoorLog {
     var next = cursor
     let seq = next.append()
     let reason = decision.granted ? nil : (decision.reason ?? .unknown).rawValue
-    let duress = decision.granted && decision.duress
+    let duress = decision.duress
     try database.query(
       "INSERT INTO entries (seq, at, keypad, person, granted, reason, duress)"
         + " VALUES (?, ?, ?, ?, ?, ?, ?)",

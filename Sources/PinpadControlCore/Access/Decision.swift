@@ -86,7 +86,9 @@ public struct Decision: Equatable, Sendable {
   public var reason: DenialReason?
   /// The matched line's name (a grant, or a denial of a line that matched: expired...).
   public var person: String?
-  /// A grant of a `duress` line.
+  /// The matched line is a `duress` line: the verdict carries `"duress":true` and the
+  /// daemon raises its alarm, for a grant and for a denial by the line's rules alike
+  /// (docs/protocol.md, "Codes file: options").
   public var duress: Bool
   /// A grant's `uses=N`: one use is spent when it is recorded.
   public var uses: Int?
@@ -95,27 +97,35 @@ public struct Decision: Equatable, Sendable {
     Decision(granted: true, reason: nil, person: person, duress: duress, uses: uses)
   }
 
-  public static func deny(_ reason: DenialReason, person: String? = nil) -> Decision {
-    Decision(granted: false, reason: reason, person: person, duress: false, uses: nil)
+  public static func deny(_ reason: DenialReason, person: String? = nil, duress: Bool = false)
+    -> Decision
+  {
+    Decision(granted: false, reason: reason, person: person, duress: duress, uses: nil)
   }
 
   /// The verdict to send for attempt `id` (docs/protocol.md, "Socket: verdict", "Fleet:
-  /// topics"): `"duress":true` only with a duress grant, `"reason"` only with a denial.
+  /// topics"): `"duress":true` for a duress line's decision, `"reason"` only with a denial.
   /// Written by `ClientRequest.line` (the socket) or `verdictPayload` (MQTT).
   public func verdict(id: String) -> ClientRequest {
     .verdict(
-      id: id, granted: granted, message: nil, duress: granted && duress,
+      id: id, granted: granted, message: nil, duress: duress,
       reason: granted ? nil : reason?.rawValue)
   }
 
   /// What the controller logs for it: the verdict with the person's name, and for a
-  /// duress grant a warning first. Never the code or card. `id` and `place` are cleaned
+  /// duress line a warning first. Never the code or card. `id` and `place` are cleaned
   /// by the caller (`UntrustedText`).
   public func logLines(id: String, place: String) -> [String] {
     guard granted, let name = person else {
       let who = person.map { "; " + $0 } ?? ""
       let why = reason.map { " (\($0.rawValue)\(who))" } ?? ""
-      return ["attempt \(id) on \(place): denied\(why)"]
+      let denied = "attempt \(id) on \(place): denied\(why)"
+      guard duress, let name = person else { return [denied] }
+      return [
+        "warning: DURESS: \(name) on \(place) (attempt \(id)); the door stayed shut"
+          + " (\(reason?.rawValue ?? "denied"))",
+        denied,
+      ]
     }
     if duress {
       return [

@@ -151,10 +151,15 @@ public struct DecisionCore {
     {
     case .grant(let index, let uses):
       let entry = entries[index]
-      if uses != nil, !people.spendsUses { return .deny(.unavailable, person: entry.name) }
+      if uses != nil, !people.spendsUses {
+        return .deny(.unavailable, person: entry.name, duress: entry.duress)
+      }
       return .grant(entry.name, duress: entry.duress, uses: uses)
     case .deny(let reason, let index):
-      return .deny(reason, person: index.map { entries[$0].name })
+      // A duress line denied by its rules still says duress: the alarm is never lost.
+      return .deny(
+        reason, person: index.map { entries[$0].name },
+        duress: index.map { entries[$0].duress } ?? false)
     }
   }
 
@@ -165,8 +170,9 @@ public struct DecisionCore {
     var decision = pending.decision
     switch recorded {
     case .kept: break
-    case .denied(let reason): decision = .deny(reason, person: decision.person)
-    case .failed: decision = .deny(.unavailable, person: decision.person)
+    case .denied(let reason):
+      decision = .deny(reason, person: decision.person, duress: decision.duress)
+    case .failed: decision = .deny(.unavailable, person: decision.person, duress: decision.duress)
     }
     guard pending.checked else { return (decision, []) }
     let now = clock().mono
