@@ -131,7 +131,9 @@ struct MQTTBridgeEndToEndTests {
     #expect(zip(payloads, payloads.dropFirst()).allSatisfy { $0 != $1 }, "\(payloads)")
   }
 
-  @Test("a lockout shows as phase locked with its seconds, and idle again once it ends")
+  @Test(
+    "a lockout shows as phase locked with its seconds and no attempt left, and idle again once it ends"
+  )
   func lockoutState() throws {
     let dir = TempDir()
     let broker = try Broker(dir: dir)
@@ -147,6 +149,7 @@ struct MQTTBridgeEndToEndTests {
       "\(sub.messages)")
     let seconds = sub.messages[lockedAt].json?["locked_seconds"] as? Int ?? 0
     #expect((1...2).contains(seconds))
+    #expect(sub.messages[lockedAt].json?["attempts_left"] as? Int == 0, "no attempt while locked")
     #expect(
       sub.waitFor("pinpadd/door1/default/event") { $0.json?["type"] as? String == "lockout" } != nil
     )
