@@ -206,6 +206,23 @@ private func mqttError(_ text: String) -> ConfigError? {
     for key in MQTTConfig.keys { #expect(again.mqtt.value(key) == config.mqtt.value(key)) }
     #expect(!config.render().contains("hunter"))
   }
+
+  @Test("check-config prints the ClientID in effect: pinpadd-%H by default, else from Topic=")
+  func renderedClientID() throws {
+    func rendered(_ text: String) throws -> [Substring] {
+      try ConfigParser.parse([ConfigSource(path: "p.conf", text: "[MQTT]\n" + text)]).render()
+        .split(separator: "\n").filter { $0.hasPrefix("ClientID=") }
+    }
+    #expect(try rendered("Broker=mqtt://localhost\n") == ["ClientID=pinpadd-%H"])
+    #expect(try rendered("Broker=mqtt://localhost\nClientID=\n") == ["ClientID=pinpadd-%H"])
+    #expect(try rendered("Topic=site/%H/a\n") == ["ClientID=site-%H-a"])
+    #expect(try rendered("ClientID=front-%H\nTopic=site/a\n") == ["ClientID=front-%H"])
+    // What it prints is what the bridge uses.
+    let printed = try ConfigParser.parse([
+      ConfigSource(path: "r.conf", text: "[MQTT]\nBroker=mqtt://localhost\nClientID=pinpadd-%H\n")
+    ])
+    #expect(try printed.mqtt.validated(hostName: "door1").clientID == "pinpadd-door1")
+  }
 }
 
 @Suite struct MQTTTopicTests {

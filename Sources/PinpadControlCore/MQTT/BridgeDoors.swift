@@ -58,7 +58,7 @@ extension BridgeCore {
     guard DoorConfig.isValidName(door) else {
       return .failure(RequestError("not a door name"))
     }
-    guard payload.count <= 64 else { return .failure(RequestError("the command is too long")) }
+    guard payload.count <= 64 else { return .failure(RequestError("the command is over 64 bytes")) }
     let text = String(decoding: payload, as: UTF8.self)
     let word = text.split(whereSeparator: \.isWhitespace).joined()
     let isOpen =

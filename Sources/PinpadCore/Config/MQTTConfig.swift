@@ -25,8 +25,15 @@ public struct MQTTConfig: Equatable, Sendable {
 
   public var isPresent: Bool { section != nil }
 
-  /// The value of `key`, or its default.
-  public func value(_ key: String) -> String { values[key] ?? MQTTConfig.defaults[key] ?? "" }
+  /// The value of `key`, or its default. `ClientID` left unset or empty is `Topic=` with
+  /// each `/` made `-` (`clientID(forTopic:)`), `%H` still in it: `pinpadd-%H` by default,
+  /// as `pinpadd --check-config` prints it.
+  public func value(_ key: String) -> String {
+    if key == "ClientID", values[key]?.isEmpty != false {
+      return MQTTConfig.clientID(forTopic: value("Topic"))
+    }
+    return values[key] ?? MQTTConfig.defaults[key] ?? ""
+  }
 
   /// The checked settings, `%H` replaced by `hostName`. The error names the file and
   /// line of the key at fault (of the `[MQTT]` header for a missing Broker).

@@ -114,7 +114,7 @@ private func publishes(_ actions: [BridgeCore.Action]) -> [(
         == .success(#"{"type":"open","door":"front"}"#))
     #expect(
       core().doorCommandLine(topic: topic, payload: over)
-        == .failure(RequestError("the command is too long")))
+        == .failure(RequestError("the command is over 64 bytes")))
   }
 
   @Test func theCommandFilterIsUnderTheDeviceTopic() {
