@@ -381,6 +381,15 @@ final class TypedDaemon {
   func type(_ text: String) { terminal.type(text) }
   func connect() throws -> TestClient { try TestClient(path: socket) }
 
+  /// SIGTERM, then its exit status (nil when it is still running after `timeout`).
+  func stopped(timeout: Double = 10) -> Int32? {
+    guard process.isRunning else { return process.terminationStatus }
+    kill(process.processIdentifier, SIGTERM)
+    guard E2E.waitUntil(timeout: timeout, { !process.isRunning }) else { return nil }
+    process.waitUntilExit()
+    return process.terminationStatus
+  }
+
   /// How many clients the daemon has, from its status answer.
   func clients() -> Int? {
     guard let client = try? connect(), let status = try? client.status() else { return nil }
