@@ -90,7 +90,7 @@ final class CoreFixture {
 
     var said: [String] {
       (pending.effects + effects).compactMap {
-        if case .say(let line) = $0 { return line }
+        if case .say(let line) = $0 { return line.plain }
         return nil
       }
     }

@@ -33,7 +33,7 @@ import Testing
       outside.verdict(id: "x").verdictPayload
         == #"{"id":"x","result":"denied","duress":true,"reason":"outside_hours"}"#)
     #expect(
-      outside.logLines(id: "x", place: "front") == [
+      outside.logLines(id: "x", place: "front").map(\.plain) == [
         "warning: DURESS: eve on front (attempt x); the door stayed shut (outside_hours)",
         "attempt x on front: denied (outside_hours; eve)",
       ])

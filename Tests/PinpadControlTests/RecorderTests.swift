@@ -24,7 +24,7 @@ import Testing
     let dir = TempDir()
     let log = try AccessLog(directory: dir.path)
     var said: [String] = []
-    let recorder = DecisionRecorder(log: log, say: { said.append($0) })
+    let recorder = DecisionRecorder(log: log, say: { said.append($0.plain) })
     var now: Int64 = 1_000_000
     for n in 0..<150 {
       #expect(recorder.record(Self.record(.deny(.locked), at: now, attempt: "l\(n)")) == .kept)

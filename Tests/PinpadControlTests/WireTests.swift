@@ -120,7 +120,7 @@ import Testing
       }
       return ServeCommand.answer(code, in: line, controller)
     }
-    return (verdict, log, bytes)
+    return (verdict, log.map(\.plain), bytes)
   }
 
   @Test func serveAnswersACodeLineWithItsVerdictAndLogAndZeroesTheDigits() throws {

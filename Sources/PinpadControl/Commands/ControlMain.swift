@@ -152,6 +152,9 @@ public enum ControlMain {
     } catch let error as BareUsageError {
       printError(error.description)
       return ExitCode.usage.rawValue
+    } catch let error as ControlError {
+      printError("pinpadctl: \(error)")
+      return error.exitCode.rawValue
     } catch let error as CodesFileRefused {
       printError("pinpadctl serve: \(error)")
       return ExitCode.config.rawValue
@@ -191,7 +194,13 @@ public enum ControlMain {
 
 struct ControlError: Error, CustomStringConvertible {
   var description: String
-  init(_ description: String) { self.description = description }
+  /// What the program exits with when this ends it: a resource unavailable (69) unless
+  /// the error is the configuration's (78).
+  var exitCode: ExitCode
+  init(_ description: String, exitCode: ExitCode = .unavailable) {
+    self.description = description
+    self.exitCode = exitCode
+  }
 }
 
 /// A usage error that is one line of its own (no usage text after it): exit 64.

@@ -147,7 +147,7 @@ enum ServeCommand {
     let controller = try Controller.open(
       codes: codes, verifier: verifier, directory: directory, lockoutFile: "lockout",
       rules: rules, options: options
-    ) { ControlMain.printError("pinpadctl serve: " + $0) }
+    ) { ControlMain.printError("pinpadctl serve: " + $0.plain) }
     return try serve(controller, socketPath: socketPath)
   }
 
@@ -199,7 +199,7 @@ enum ServeCommand {
     case .line(.code(let code), let line):
       let (verdict, logged) = answer(code, in: line, controller)
       if let warning = daemon.send(verdict, now: Clock.monotonic()) { say(warning) }
-      for text in logged { say(text) }
+      for line in logged { say(line.plain) }
     case .line(.error(let reason), _): say("the daemon says: \(reason)")
     // A refusal ends `serve` (its caller sees `state.refusal`); a line that is not the
     // protocol's (a code line's digits zeroed with the reader's buffer) and other
@@ -212,7 +212,7 @@ enum ServeCommand {
   /// decision zeroes) and the lines to log about it.
   static func answer(
     _ code: CodeLine, in line: UnsafeMutableBufferPointer<UInt8>, _ controller: Controller
-  ) -> (verdict: String, log: [String]) {
+  ) -> (verdict: String, log: [LogLine]) {
     let attempt = Attempt(code, in: line)
     let decision = controller.answer(attempt)
     let shownId = UntrustedText.sanitized(code.id, maxBytes: 64)

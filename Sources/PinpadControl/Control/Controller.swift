@@ -15,11 +15,11 @@ final class Controller {
   private let lockout: LockoutKeeper
   private let recorder: DecisionRecorder
   /// Where the lockout's and the log's lines go.
-  private let say: (String) -> Void
+  private let say: (LogLine) -> Void
 
   init(
     codes: WatchedCodesFile, verifier: CodeVerifier, lockout: LockoutKeeper,
-    recorder: DecisionRecorder, say: @escaping (String) -> Void
+    recorder: DecisionRecorder, say: @escaping (LogLine) -> Void
   ) {
     self.codes = codes
     self.verifier = verifier
@@ -37,7 +37,7 @@ final class Controller {
   /// then the access log.
   static func open(
     codes: WatchedCodesFile, verifier: CodeVerifier, directory: String, lockoutFile: String,
-    rules: LockoutConfig, options: ServeCommand.Options, say: @escaping (String) -> Void
+    rules: LockoutConfig, options: ServeCommand.Options, say: @escaping (LogLine) -> Void
   ) throws -> Controller {
     let lockout = try LockoutKeeper(
       directory: directory, file: lockoutFile, rules: rules, global: options.globalBound, log: say)
@@ -100,7 +100,7 @@ final class Controller {
   /// The access log in the state directory (which `LockoutKeeper` made); one that
   /// cannot be opened is a resource unavailable (exit 69).
   static func openRecorder(
-    _ directory: String, keepDays: Int, say: @escaping (String) -> Void
+    _ directory: String, keepDays: Int, say: @escaping (LogLine) -> Void
   ) throws -> DecisionRecorder {
     do {
       return DecisionRecorder(

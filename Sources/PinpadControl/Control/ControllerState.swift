@@ -31,7 +31,7 @@ final class LockoutKeeper {
   let path: String
   /// The lockout as the file left it (every place locked when it cannot be read).
   let restored: ControllerLockout
-  private let log: (String) -> Void
+  private let log: (LogLine) -> Void
   /// Why the last save failed (said once until a save works again).
   private var saveProblem: String? = nil
 
@@ -39,7 +39,7 @@ final class LockoutKeeper {
   /// be written is an error (exit 69): lockouts would silently stop surviving restarts.
   init(
     directory: String, file: String, rules: LockoutConfig,
-    global: ControllerLockout.GlobalBound = .standard, log: @escaping (String) -> Void
+    global: ControllerLockout.GlobalBound = .standard, log: @escaping (LogLine) -> Void
   ) throws(ControlError) {
     path = directory + "/" + file
     self.log = log
@@ -57,7 +57,7 @@ final class LockoutKeeper {
     let now = Clock.monotonic()
     let text: String
     do { text = String(decoding: try FileSystem.read(path, limit: 4 << 20), as: UTF8.self) } catch {
-      log("\(error); every keypad starts locked for \(rules.lockout.seconds) s")
+      log(.warning("\(error); every keypad starts locked for \(rules.lockout.seconds) s"))
       restored = ControllerLockout(
         rules: rules, global: global,
         states: ["*": LockoutState(level: 1, lockedUntil: now + rules.lockout)])
@@ -67,7 +67,7 @@ final class LockoutKeeper {
       text, nowMono: now, nowWallMs: Clock.wallNanoseconds() / 1_000_000,
       conservative: rules.lockout)
     for problem in parsed.problems.prefix(3) {
-      log("\(path): \(problem); treated as locked for \(rules.lockout.seconds) s")
+      log(.warning("\(path): \(problem); treated as locked for \(rules.lockout.seconds) s"))
     }
     restored = ControllerLockout(rules: rules, global: global, states: parsed.states)
   }
@@ -78,10 +78,12 @@ final class LockoutKeeper {
       states, nowMono: Clock.monotonic(), nowWallMs: Clock.wallNanoseconds() / 1_000_000)
     do {
       try FileSystem.writeAtomically(path, Array(text.utf8))
-      if saveProblem != nil { log("\(path): saved again") }
+      if saveProblem != nil { log(.info("\(path): saved again")) }
       saveProblem = nil
     } catch {
-      if saveProblem == nil { log("\(error); the lockout is kept in memory until a save works") }
+      if saveProblem == nil {
+        log(.warning("\(error); the lockout is kept in memory until a save works"))
+      }
       saveProblem = "\(error)"
     }
   }

@@ -30,7 +30,7 @@ extension LocalZone {
 final class DecisionRecorder {
   let log: AccessLog
   let keepDays: Int
-  private let say: (String) -> Void
+  private let say: (LogLine) -> Void
   private var failing = false
   private var lastPrune: Int64? = nil
   /// GCRA of the recorded `locked` denials: when the bucket would be full again.
@@ -45,7 +45,7 @@ final class DecisionRecorder {
 
   init(
     log: AccessLog, keepDays: Int = DecisionRecorder.defaultKeepDays,
-    say: @escaping (String) -> Void
+    say: @escaping (LogLine) -> Void
   ) {
     self.log = log
     self.keepDays = keepDays
@@ -68,7 +68,7 @@ final class DecisionRecorder {
       }
       lockedDue = due + Self.lockedIntervalMs
       if lockedSkipped > 0 {
-        say("\(lockedSkipped) denials while locked were answered but not recorded (a flood)")
+        say(.info("\(lockedSkipped) denials while locked were answered but not recorded (a flood)"))
         lockedSkipped = 0
       }
     }
@@ -77,13 +77,13 @@ final class DecisionRecorder {
       recorded = try log.commit(record, uses: decision.granted ? decision.uses : nil)
     } catch {
       if !failing {
-        say("error: \(error); every code is denied (reason unavailable) until it can be recorded")
+        say(.error("\(error); every code is denied (reason unavailable) until it can be recorded"))
         failing = true
       }
       return .failed
     }
     if failing {
-      say("\(log.path): decisions are recorded again")
+      say(.info("\(log.path): decisions are recorded again"))
       failing = false
     }
     pruneNow(at)

@@ -50,11 +50,10 @@ enum BridgeService {
       do {
         door = try DoorDecider(
           settings: settings, stateDirectory: options.stateDirectory,
-          lockoutRules: config.lockout, say: { log.info($0) })
+          lockoutRules: config.lockout, say: { log.log($0.level, $0.text) })
       } catch {
         ControlMain.printError(error.description)
-        return error.description.hasPrefix("SiteKey=")
-          ? ExitCode.config.rawValue : ExitCode.unavailable.rawValue
+        return error.exitCode.rawValue
       }
     }
     let signals = try SignalReader(blocking: [SIGTERM, SIGINT])

@@ -38,15 +38,7 @@ enum FleetController {
     let controller = try Controller.open(
       codes: codes, verifier: verifier, directory: stateDirectory, lockoutFile: "fleet-lockout",
       rules: config.lockout, options: options
-    ) { line in
-      if line.hasPrefix("warning: ") {
-        log.warning(String(line.dropFirst(9)))
-      } else if line.hasPrefix("error: ") {
-        log.error(String(line.dropFirst(7)))
-      } else {
-        log.info(line)
-      }
-    }
+    ) { log.log($0.level, $0.text) }
     var junk = JunkLog()
     let site: SiteService?
     if let signKey {
@@ -77,7 +69,7 @@ enum FleetController {
       if rc != 0 { log.warning("cannot subscribe to \(filter): \(MQTTClient.describe(rc))") }
       site?.connected(client)
     }
-    var pending: [(topic: String, payload: String, lines: [String])] = []
+    var pending: [(topic: String, payload: String, lines: [LogLine])] = []
     session.onIncoming = { message in
       let (topic, payload) = (message.topic, message.payload)
       defer { if let base = payload.baseAddress { explicitZero(base, payload.count) } }
@@ -123,9 +115,11 @@ enum FleetController {
       let logged = decision.logLines(
         id: UntrustedText.sanitized(code.id, maxBytes: 64),
         place: UntrustedText.sanitized(place, maxBytes: 128))
-      // Denials while locked are logged like junk: a flood must not flood the log.
-      pending.append((verdictTopic, answer, decision.granted ? logged : []))
-      if !decision.granted, let first = logged.first { junk.say(first, log) }
+      // A denial's line is logged like junk (a flood of denials while locked must not
+      // flood the log); a warning (DURESS) always gets out, after its verdict.
+      let limited = decision.granted ? [] : logged.filter { $0.level < .warning }
+      pending.append((verdictTopic, answer, logged.filter { !limited.contains($0) }))
+      for line in limited { junk.say(line.text, log) }
     }
     session.start(now: Clock.monotonic())
     let watches = try WatchSet()
@@ -162,13 +156,7 @@ enum FleetController {
         for item in pending {
           if let client = session.client, session.isConnected {
             client.publish(topic: item.topic, text: item.payload, retain: false)
-            for line in item.lines {
-              if line.hasPrefix("warning: ") {
-                log.warning(String(line.dropFirst(9)))
-              } else {
-                log.info(line)
-              }
-            }
+            for line in item.lines { log.log(line.level, line.text) }
           }
         }
         pending.removeAll()

@@ -15,7 +15,7 @@ final class DoorDecider {
   private let key: Ed25519PublicKey
   private var core: DecisionCore
   private let lockout: LockoutKeeper
-  private let say: (String) -> Void
+  private let say: (LogLine) -> Void
   /// Whether the last decision could not be logged (said once until it works again).
   private var logFailing = false
 
@@ -29,10 +29,10 @@ final class DoorDecider {
   /// the key, 69 for the directory).
   init(
     settings: MQTTSettings, stateDirectory: String, lockoutRules: LockoutConfig,
-    say: @escaping (String) -> Void
+    say: @escaping (LogLine) -> Void
   ) throws(ControlError) {
     do { key = try Ed25519PublicKey(path: settings.siteKey) } catch {
-      throw ControlError("SiteKey=\(error.description)")
+      throw ControlError("SiteKey=\(error.description)", exitCode: .config)
     }
     self.say = say
     let device = Self.deviceName(topic: settings.topic)
@@ -76,13 +76,13 @@ final class DoorDecider {
         verify: verify)
       if case .refused(let refusal) = intake {
         say(
-          "warning: \(replicaPath): refused \(refusal); no code is granted until the site sends one"
-        )
+          .warning(
+            "\(replicaPath): refused \(refusal); no code is granted until the site sends one"))
       } else {
-        say("deciding from the kept replica, generation \(replica.generation)")
+        say(.info("deciding from the kept replica, generation \(replica.generation)"))
       }
     } catch {
-      say("warning: \(error); no code is granted until the site sends a replica")
+      say(.warning("\(error); no code is granted until the site sends a replica"))
     }
   }
 
@@ -92,15 +92,16 @@ final class DoorDecider {
     switch replica.offer(bytes, now: Clock.monotonic(), verify: verify) {
     case .same: return false
     case .refused(let refusal):
-      say("warning: refused \(refusal); the replica held stays")
+      say(.warning("refused \(refusal); the replica held stays"))
       return false
     case .taken:
       do { try FileSystem.writeAtomically(replicaPath, bytes, mode: 0o600) } catch {
-        say("warning: \(error); the replica is used but not kept")
+        say(.warning("\(error); the replica is used but not kept"))
       }
       say(
-        "took the replica of generation \(replica.generation) (\(replica.held?.replica.people ?? 0) lines)"
-      )
+        .info(
+          "took the replica of generation \(replica.generation) (\(replica.held?.replica.people ?? 0) lines)"
+        ))
       return true
     }
   }
@@ -154,12 +155,12 @@ final class DoorDecider {
           entry = logged(record.decision, atMs: record.at, keypad: keypad)
           return entry == nil ? .failed : .kept
         case .saveLockout(let states): lockout.save(states)
-        case .say(let text): say(text)
+        case .say(let line): say(line)
         }
         return nil
       })
     guard let decision else {
-      say("attempt \(attempt.id) on keypad \(keypad): a uses= line; sent to the site")
+      say(.info("attempt \(attempt.id) on keypad \(keypad): a uses= line; sent to the site"))
       return .toSite
     }
     return answered(attempt.id, code.id, decision, keypad: keypad, entry: entry)
@@ -177,7 +178,7 @@ final class DoorDecider {
   private func answered(
     _ shown: String, _ id: String, _ decision: Decision, keypad: String, entry: LogEntry?
   ) -> Outcome {
-    for text in decision.logLines(id: shown, place: "keypad \(keypad)") { say(text) }
+    for line in decision.logLines(id: shown, place: "keypad \(keypad)") { say(line) }
     return .answered(verdict: decision.verdict(id: id).line, entry: entry)
   }
 
@@ -186,13 +187,13 @@ final class DoorDecider {
     do {
       let entry = try log.append(atMs: atMs, keypad: keypad, decision: decision)
       if logFailing {
-        say("\(log.database.path): decisions are logged again")
+        say(.info("\(log.database.path): decisions are logged again"))
         logFailing = false
       }
       return entry
     } catch {
       if !logFailing {
-        say("error: \(error); every code is denied (reason unavailable) until it can be logged")
+        say(.error("\(error); every code is denied (reason unavailable) until it can be logged"))
         logFailing = true
       }
       return nil

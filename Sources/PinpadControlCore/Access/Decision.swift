@@ -115,24 +115,25 @@ public struct Decision: Equatable, Sendable {
   /// What the controller logs for it: the verdict with the person's name, and for a
   /// duress line a warning first. Never the code or card. `id` and `place` are cleaned
   /// by the caller (`UntrustedText`).
-  public func logLines(id: String, place: String) -> [String] {
+  public func logLines(id: String, place: String) -> [LogLine] {
     guard granted, let name = person else {
       let who = person.map { "; " + $0 } ?? ""
       let why = reason.map { " (\($0.rawValue)\(who))" } ?? ""
-      let denied = "attempt \(id) on \(place): denied\(why)"
+      let denied = LogLine.info("attempt \(id) on \(place): denied\(why)")
       guard duress, let name = person else { return [denied] }
       return [
-        "warning: DURESS: \(name) on \(place) (attempt \(id)); the door stayed shut"
-          + " (\(reason?.rawValue ?? "denied"))",
+        .warning(
+          "DURESS: \(name) on \(place) (attempt \(id)); the door stayed shut"
+            + " (\(reason?.rawValue ?? "denied"))"),
         denied,
       ]
     }
     if duress {
       return [
-        "warning: DURESS: \(name) on \(place) (attempt \(id)); the door was opened",
-        "attempt \(id) on \(place): granted (\(name), duress)",
+        .warning("DURESS: \(name) on \(place) (attempt \(id)); the door was opened"),
+        .info("attempt \(id) on \(place): granted (\(name), duress)"),
       ]
     }
-    return ["attempt \(id) on \(place): granted (\(name))"]
+    return [.info("attempt \(id) on \(place): granted (\(name))")]
   }
 }

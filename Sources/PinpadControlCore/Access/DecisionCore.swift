@@ -30,7 +30,7 @@ public struct DecisionCore {
     /// The lockout's per-place states changed: keep them (they survive a restart).
     case saveLockout([String: LockoutState])
     /// A line for the controller's log (never a code or card).
-    case say(String)
+    case say(LogLine)
   }
 
   /// One decision as the access log keeps it.
@@ -123,8 +123,9 @@ public struct DecisionCore {
     if global, !globalLocked {
       said.append(
         .say(
-          "warning: too many denials on all keypads together (over \(lockout.global.burst));"
-            + " every code is denied (reason locked) for a while"))
+          .warning(
+            "too many denials on all keypads together (over \(lockout.global.burst));"
+              + " every code is denied (reason locked) for a while")))
     }
     globalLocked = global
     if case .locked = admission { return pending(.deny(.locked), checked: false, said) }
@@ -181,8 +182,9 @@ public struct DecisionCore {
     if let length = lockout.record(pending.place, granted: decision.granted, now: now) {
       effects.append(
         .say(
-          "warning: \(pending.place) locked for \(length.nanoseconds / 1_000_000_000) s after"
-            + " \(lockout.rules.maxFailures) denials in a row"))
+          .warning(
+            "\(pending.place) locked for \(length.nanoseconds / 1_000_000_000) s after"
+              + " \(lockout.rules.maxFailures) denials in a row")))
     }
     if lockout.states != before { effects.append(.saveLockout(lockout.states)) }
     return (decision, effects)
