@@ -17,7 +17,8 @@
 #           arm64 system is make test-releases')
 #   here:   the unit checks, the ASan build, the Swift tests under AddressSanitizer
 #           (every close watched), the VmLck tests and the bench smoke on the release
-#           build
+#           build, the example broker ACL on Mosquitto with the release build's
+#           pinpadctl (tests/mosquitto-acl.sh)
 # Each piece's output is shown whole when it ends (and kept in .build/test-all); every
 # piece runs to its end even when another failed, and the run fails if any did.
 # Usage: tools/test-all.sh    (from the Makefile: SWIFT, MAKE, FUZZ_* as it sets them)
@@ -122,6 +123,14 @@ else
 fi
 if release_ready; then
   timed "bench smoke" bench/run.sh --smoke "$release" || failed+=("bench smoke")
+fi
+# The example broker ACL on a real Mosquitto, with the release build's bridge and site
+# (without them when there is no release build, which has failed already).
+if release_ready; then
+  timed "Mosquitto ACL" tests/mosquitto-acl.sh --bridge "$release/pinpadctl" ||
+    failed+=("Mosquitto ACL")
+else
+  timed "Mosquitto ACL (topics only)" tests/mosquitto-acl.sh || failed+=("Mosquitto ACL")
 fi
 await fuzz || failed+=(fuzzing)
 await tree-a || failed+=("QEMU cases ${tree_a[*]}")
