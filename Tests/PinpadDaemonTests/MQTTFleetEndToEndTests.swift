@@ -136,7 +136,7 @@ struct MQTTFleetEndToEndTests {
   }
 }
 
-/// README's Mosquitto ACL (examples/mosquitto-acl), enforced by a real broker.
+/// docs/mqtt.md's Mosquitto ACL (examples/mosquitto-acl), enforced by a real broker.
 @Suite(.serialized, .enabled(if: Broker.available, "needs mosquitto and mosquitto-clients"))
 struct MQTTAccessListEndToEndTests {
   static let acl = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

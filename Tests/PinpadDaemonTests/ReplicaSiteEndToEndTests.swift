@@ -7,7 +7,7 @@ import Testing
 @testable import PinpadControl
 
 /// A site with two doors that decide by themselves (docs/protocol.md, "Replica";
-/// README, "A site with many doors"): `pinpadctl serve --mqtt --sign-key` sends each door
+/// docs/site.md): `pinpadctl serve --mqtt --sign-key` sends each door
 /// its signed replica, each door's bridge (`Decide=local`) decides from it with the
 /// broker there or gone, and the site's access log gets each local decision once.
 @Suite(.serialized, .enabled(if: Broker.available, "needs mosquitto and mosquitto-clients"))

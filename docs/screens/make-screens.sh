@@ -1,5 +1,5 @@
 #!/bin/bash
-# Makes the README's pictures of the screen with `pinpadd --display snapshot:DIR`:
+# Makes the pictures of the screen (README, docs/) with `pinpadd --display snapshot:DIR`:
 # a recorded PIN is replayed in real time into the daemon, a client denies it, and
 # chosen frames are copied here. Run from the repository root after `swift build`.
 set -euo pipefail

@@ -13,7 +13,7 @@
 # bridge -> broker -> controller and back, granted for alice's PIN, denied for another;
 # the journal has alice's name, no digit; its exposure is <= 2.0 too.
 # Then the door decides itself (issue 43, Decide=local): the site signs with a key made by
-# openssl (README "A site with many doors": the controller's ExecStart= in a drop-in),
+# openssl (docs/site.md: the controller's ExecStart= in a drop-in),
 # the bridge takes the replica (its retained replica/state shows alice), the broker and
 # the site go, and the door still grants alice's typed PIN and denies another, again
 # after its bridge restarted with no broker (from the replica kept in its 0700 state
@@ -103,7 +103,7 @@ status_is online
 cdir=/etc/pinpadd/controller
 id -nG pinpadd-controller | grep -qx pinpadd-controller || rig_fail "pinpadd-controller: groups $(id -nG pinpadd-controller)"
 [ "$(systemctl is-enabled pinpadd-controller.service)" = disabled ] || rig_fail "the controller is enabled"
-# What the package's postinst makes (make install does not run it), then the README's
+# What the package's postinst makes (make install does not run it), then docs/mqtt.md's
 # steps: the [MQTT] login and a person.
 install -d -m 0750 -o root -g pinpadd-controller $cdir
 install -m 0640 -o root -g pinpadd-controller /dev/null $cdir/codes
