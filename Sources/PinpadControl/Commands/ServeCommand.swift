@@ -215,10 +215,9 @@ enum ServeCommand {
   ) -> (verdict: String, log: [LogLine]) {
     let attempt = Attempt(code, in: line)
     let decision = controller.answer(attempt)
-    let shownId = UntrustedText.sanitized(code.id, maxBytes: 64)
     return (
       decision.verdict(id: code.id).line,
-      decision.logLines(id: shownId, place: "keypad \(attempt.keypad)")
+      decision.logLines(id: attempt.id, place: "keypad \(attempt.keypad)")
     )
   }
 }

@@ -31,14 +31,11 @@ final class DecisionRecorder {
   let log: AccessLog
   let keepDays: Int
   private let say: (LogLine) -> Void
-  private var failing = false
+  private var outage = Outage()
   private var lastPrune: Int64? = nil
-  /// GCRA of the recorded `locked` denials: when the bucket would be full again.
-  private var lockedDue: Int64? = nil
-  private var lockedSkipped = 0
+  private var lockedLimit = LockedDenialLimit()
 
-  static let lockedBurst = 100
-  static let lockedIntervalMs: Int64 = 1000
+  static let lockedBurst = LockedDenialLimit.burst
 
   static let defaultKeepDays = 365
   static let dayMs: Int64 = 86_400_000
@@ -61,31 +58,20 @@ final class DecisionRecorder {
       granted: decision.granted, reason: decision.granted ? nil : decision.reason?.rawValue,
       duress: decision.duress, attempt: entry.attempt)
     if decision.reason == .locked, !decision.granted {
-      let due = max(lockedDue ?? at, at)
-      if due - at >= Self.lockedIntervalMs * Int64(Self.lockedBurst) {
-        lockedSkipped += 1
-        return .kept
-      }
-      lockedDue = due + Self.lockedIntervalMs
-      if lockedSkipped > 0 {
-        say(.info("\(lockedSkipped) denials while locked were answered but not recorded (a flood)"))
-        lockedSkipped = 0
-      }
+      let (record, held) = lockedLimit.admit(at: at)
+      guard record else { return .kept }
+      if held > 0 { say(LockedDenialLimit.heldLine(held)) }
     }
     let recorded: AccessLog.Record
     do {
       recorded = try log.commit(record, uses: decision.granted ? decision.uses : nil)
     } catch {
-      if !failing {
+      if outage.failed() {
         say(.error("\(error); every code is denied (reason unavailable) until it can be recorded"))
-        failing = true
       }
       return .failed
     }
-    if failing {
-      say(.info("\(log.path): decisions are recorded again"))
-      failing = false
-    }
+    if outage.worked() { say(.info("\(log.path): decisions are recorded again")) }
     pruneNow(at)
     guard decision.granted, !recorded.granted else { return .kept }
     return .denied(recorded.reason.flatMap(DenialReason.init(rawValue:)) ?? .usedUp)

@@ -92,7 +92,7 @@ extension Bridge {
       send: { copy in publishCode(code, copy) })
     {
     case .toSite: break
-    case .answered(let verdict, _):
+    case .answered(let verdict):
       sendToDaemon(verdict)
       publishLog()
     }

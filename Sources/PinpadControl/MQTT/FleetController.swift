@@ -113,7 +113,7 @@ enum FleetController {
       let decision = controller.answer(attempt)
       let answer = decision.verdict(id: code.id).verdictPayload ?? ""
       let logged = decision.logLines(
-        id: UntrustedText.sanitized(code.id, maxBytes: 64),
+        id: attempt.id,
         place: UntrustedText.sanitized(place, maxBytes: 128))
       // A denial's line is logged like junk (a flood of denials while locked must not
       // flood the log); a warning (DURESS) always gets out, after its verdict.

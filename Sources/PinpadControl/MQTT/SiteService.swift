@@ -40,7 +40,7 @@ final class SiteService {
   private var toAck: [String: Set<String>] = [:]
   private var junk = JunkLog()
   /// The access log would not take the last replica or entries: said once until it does.
-  private var failing = false
+  private var outage = Outage()
 
   init(
     key: Ed25519SigningKey, controller: Controller, codesFilter: String, tagKeyPath: String?,
@@ -239,14 +239,10 @@ final class SiteService {
   }
 
   private func failed(_ line: String) {
-    guard !failing else { return }
-    failing = true
-    log.error(line)
+    if outage.failed() { log.error(line) }
   }
 
   private func recovered() {
-    guard failing else { return }
-    failing = false
-    log.info("\(controller.accessLog.path): written again")
+    if outage.worked() { log.info("\(controller.accessLog.path): written again") }
   }
 }

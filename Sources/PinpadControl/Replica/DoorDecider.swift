@@ -17,7 +17,8 @@ final class DoorDecider {
   private let lockout: LockoutKeeper
   private let say: (LogLine) -> Void
   /// Whether the last decision could not be logged (said once until it works again).
-  private var logFailing = false
+  private var logOutage = Outage()
+  private var lockedLimit = LockedDenialLimit()
 
   /// The device's name to the site: the last level of `Topic=`.
   static func deviceName(topic: String) -> String {
@@ -108,9 +109,9 @@ final class DoorDecider {
 
   /// What became of a code.
   enum Outcome {
-    /// The verdict line for the daemon, and the log entry to publish (nil when it could
-    /// not be logged).
-    case answered(verdict: String, entry: LogEntry?)
+    /// The verdict line for the daemon (its log entry is in the door's log, sent from
+    /// there).
+    case answered(verdict: String)
     /// A `uses=` line's code: it goes to the site (which spends the use).
     case toSite
   }
@@ -130,7 +131,6 @@ final class DoorDecider {
       let reason: DenialReason = replica.held == nil ? .unavailable : .stale
       return answer(code.id, .deny(reason), atMs: now.wallMs, keypad: keypad)
     }
-    var entry: LogEntry? = nil
     // A `uses=` line's code may have to go to the site after the core has zeroed the
     // line's digits: a copy, zeroed below, only while the site can take it.
     let spendsAtSite = siteReachable && people.entries.contains { $0.rules.uses != nil }
@@ -152,8 +152,7 @@ final class DoorDecider {
       perform: { effect in
         switch effect {
         case .record(let record):
-          entry = logged(record.decision, atMs: record.at, keypad: keypad)
-          return entry == nil ? .failed : .kept
+          return logged(record.decision, atMs: record.at, keypad: keypad)
         case .saveLockout(let states): lockout.save(states)
         case .say(let line): say(line)
         }
@@ -163,40 +162,44 @@ final class DoorDecider {
       say(.info("attempt \(attempt.id) on keypad \(keypad): a uses= line; sent to the site"))
       return .toSite
     }
-    return answered(attempt.id, code.id, decision, keypad: keypad, entry: entry)
+    return answered(attempt.id, code.id, decision, keypad: keypad)
   }
 
   private func answer(_ id: String, _ decision: Decision, atMs: Int64, keypad: String) -> Outcome {
-    let entry = logged(decision, atMs: atMs, keypad: keypad)
-    let final = entry == nil && decision.granted ? Decision.deny(.unavailable) : decision
-    let shown = UntrustedText.sanitized(id, maxBytes: DaemonLine.maxIDBytes)
-    return answered(shown, id, final, keypad: keypad, entry: entry)
+    let failed = logged(decision, atMs: atMs, keypad: keypad) == .failed
+    let final = failed && decision.granted ? Decision.deny(.unavailable) : decision
+    let shown = Attempt.shownID(id)
+    return answered(shown, id, final, keypad: keypad)
   }
 
   /// The verdict for attempt `id` (`shown`: cleaned for the log), its lines said as
   /// `serve` says them.
   private func answered(
-    _ shown: String, _ id: String, _ decision: Decision, keypad: String, entry: LogEntry?
+    _ shown: String, _ id: String, _ decision: Decision, keypad: String
   ) -> Outcome {
     for line in decision.logLines(id: shown, place: "keypad \(keypad)") { say(line) }
-    return .answered(verdict: decision.verdict(id: id).line, entry: entry)
+    return .answered(verdict: decision.verdict(id: id).line)
   }
 
-  /// Commits `decision` to the door's log; nil when it could not be.
-  private func logged(_ decision: Decision, atMs: Int64, keypad: String) -> LogEntry? {
+  /// Commits `decision` to the door's log, as `DecisionRecorder` does the site's: a flood
+  /// of `locked` denials only up to `LockedDenialLimit` (the others are answered, not
+  /// logged); `.failed` when it could not be written.
+  private func logged(_ decision: Decision, atMs: Int64, keypad: String) -> DecisionCore.Recorded {
+    if decision.reason == .locked, !decision.granted {
+      let (record, held) = lockedLimit.admit(at: atMs)
+      guard record else { return .kept }
+      if held > 0 { say(LockedDenialLimit.heldLine(held)) }
+    }
     do {
-      let entry = try log.append(atMs: atMs, keypad: keypad, decision: decision)
-      if logFailing {
-        say(.info("\(log.database.path): decisions are logged again"))
-        logFailing = false
-      }
-      return entry
+      _ = try log.append(atMs: atMs, keypad: keypad, decision: decision)
+      if logOutage.worked() { say(.info("\(log.database.path): decisions are logged again")) }
+      return .kept
     } catch {
-      if !logFailing {
+      if logOutage.failed() {
         say(.error("\(error); every code is denied (reason unavailable) until it can be logged"))
-        logFailing = true
       }
-      return nil
+      return .failed
     }
   }
+
 }

@@ -59,8 +59,15 @@ public struct Attempt {
     }
     let keypad = keypad ?? UntrustedText.sanitized(code.keypad, maxBytes: 64)
     self.init(
-      id: UntrustedText.sanitized(code.id, maxBytes: DaemonLine.maxIDBytes), device: device,
+      id: Attempt.shownID(code.id), device: device,
       keypad: keypad, place: place, code: secret(code.code), card: secret(code.card))
+  }
+
+  /// An attempt id as logs and the access log keep it, wherever it came from: cleaned
+  /// of control and format characters and cut to `DaemonLine.maxIDBytes` (the one rule
+  /// for `serve`, the fleet and a deciding door).
+  public static func shownID(_ id: String) -> String {
+    UntrustedText.sanitized(id, maxBytes: DaemonLine.maxIDBytes)
   }
 
   /// What `doors=` names: the keypad, or DEVICE/KEYPAD in a fleet.
