@@ -24,13 +24,11 @@ import Testing
   static func controller(_ dir: TempDir, codes path: String) throws -> Controller {
     var rules = LockoutConfig()
     rules.maxFailures = 2
-    var options = ServeCommand.Options()
-    options.keepDays = 30
     var codes = WatchedCodesFile(path: path)
     _ = codes.reloadIfChanged()
     return try Controller.open(
       codes: codes, verifier: CodeVerifier(key: nil, workers: 1), directory: dir.file("state"),
-      lockoutFile: "lockout", rules: rules, options: options, say: { _ in })
+      lockoutFile: "lockout", rules: rules, globalBound: .standard, keepDays: 30, say: { _ in })
   }
 
   /// Answers the code message `json` as `serve` does; the line's bytes afterwards.

@@ -97,6 +97,9 @@ enum ServeCommand {
     return .init(burst: burst, interval: .seconds(seconds))
   }
 
+  /// `serve`'s lines on stderr: `pinpadctl serve: `, then `warning: ` or `error: ` by level.
+  static func say(_ line: LogLine) { ControlMain.printError("pinpadctl serve: " + line.plain) }
+
   /// Runs `serve` with validated `options` until a `forbidden` answer or a fatal error.
   static func run(_ options: Options, socketPath: String) throws -> Int32 {
     let path = options.codes ?? ""
@@ -129,7 +132,7 @@ enum ServeCommand {
     if codes.entries.isEmpty {
       ControlMain.printError("pinpadctl serve: \(path) holds no usable line; every code is denied")
     }
-    Controller.warnAboutUntaggedLines(codes, verifier)
+    Controller.warnAboutUntaggedLines(codes, verifier, say: Self.say)
     let directory = ControllerStateDirectory.resolve(options.stateDirectory)
     if options.mqtt {
       return try FleetController.run(
@@ -146,8 +149,7 @@ enum ServeCommand {
     }
     let controller = try Controller.open(
       codes: codes, verifier: verifier, directory: directory, lockoutFile: "lockout",
-      rules: rules, options: options
-    ) { ControlMain.printError("pinpadctl serve: " + $0.plain) }
+      rules: rules, globalBound: options.globalBound, keepDays: options.keepDays, say: Self.say)
     return try serve(controller, socketPath: socketPath)
   }
 

@@ -37,11 +37,12 @@ final class Controller {
   /// then the access log.
   static func open(
     codes: WatchedCodesFile, verifier: CodeVerifier, directory: String, lockoutFile: String,
-    rules: LockoutConfig, options: ServeCommand.Options, say: @escaping (LogLine) -> Void
+    rules: LockoutConfig, globalBound: ControllerLockout.GlobalBound, keepDays: Int,
+    say: @escaping (LogLine) -> Void
   ) throws -> Controller {
     let lockout = try LockoutKeeper(
-      directory: directory, file: lockoutFile, rules: rules, global: options.globalBound, log: say)
-    let recorder = try openRecorder(directory, keepDays: options.keepDays, say: say)
+      directory: directory, file: lockoutFile, rules: rules, global: globalBound, log: say)
+    let recorder = try openRecorder(directory, keepDays: keepDays, say: say)
     return Controller(
       codes: codes, verifier: verifier, lockout: lockout, recorder: recorder, say: say)
   }
@@ -57,9 +58,9 @@ final class Controller {
   @discardableResult
   func reloadCodes() -> Bool {
     guard let problems = codes.reloadIfChanged() else { return false }
-    for problem in problems { ControlMain.printError(problem) }
-    Self.adoptKeyBesideCodes(codes.path, verifier)
-    Self.warnAboutUntaggedLines(codes, verifier)
+    for problem in problems { say(.warning(problem)) }
+    Self.adoptKeyBesideCodes(codes.path, verifier, say: say)
+    Self.warnAboutUntaggedLines(codes, verifier, say: say)
     codesChanges &+= 1
     return true
   }
@@ -112,14 +113,16 @@ final class Controller {
 
   /// Without a key, starts using the one the first `hash` made beside the codes file
   /// after `serve` started (nothing to set up beyond adding people: pinpadctl(1), FILES).
-  static func adoptKeyBesideCodes(_ path: String, _ verifier: CodeVerifier) {
+  static func adoptKeyBesideCodes(
+    _ path: String, _ verifier: CodeVerifier, say: (LogLine) -> Void
+  ) {
     let beside = TagKeyFile.besideCodes(path)
     guard verifier.key == nil, FileSystem.exists(beside) else { return }
     do {
       verifier.adoptKey(try TagKeyFile.load(beside))
-      ControlMain.printError("pinpadctl serve: using the key \(beside) for the tags")
+      say(.info("using the key \(beside) for the tags"))
     } catch {
-      ControlMain.printError("pinpadctl serve: \(error.description); the tags are not used")
+      say(.warning("\(error.description); the tags are not used"))
     }
   }
 
@@ -127,14 +130,17 @@ final class Controller {
   /// verdict takes long enough (about 16 ms a line, spread over the cores) to say so.
   static let slowLineWarning = 64
 
-  static func warnAboutUntaggedLines(_ codes: WatchedCodesFile, _ verifier: CodeVerifier) {
+  static func warnAboutUntaggedLines(
+    _ codes: WatchedCodesFile, _ verifier: CodeVerifier, say: (LogLine) -> Void
+  ) {
     let slow = CodesLookup.untaggedPinLines(in: codes.entries, key: verifier.key)
     guard slow >= slowLineWarning else { return }
     let how =
       verifier.key == nil
       ? "no --key is given" : "\(slow) lines have no tag= made with this key"
-    ControlMain.printError(
-      "pinpadctl serve: warning: \(codes.path): \(how); a code alone is checked against"
-        + " \(slow) hashes one by one (slow; see pinpadctl(1), SCALE)")
+    say(
+      .warning(
+        "\(codes.path): \(how); a code alone is checked against"
+          + " \(slow) hashes one by one (slow; see pinpadctl(1), SCALE)"))
   }
 }

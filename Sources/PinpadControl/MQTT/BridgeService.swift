@@ -43,7 +43,7 @@ enum BridgeService {
     let configPath = options.configPath
     let configGiven = options.config != nil
     let log = Logger(level: .info)
-    guard let (config, settings, password) = loadSettings(configPath, required: configGiven)
+    guard let (config, settings, password) = MQTTLogin.load(configPath, required: configGiven)
     else { return ExitCode.config.rawValue }
     var door: DoorDecider? = nil
     if settings.decide == .local {
@@ -64,35 +64,5 @@ enum BridgeService {
       keypads: config.keypads.isEmpty ? ["default"] : config.keypads.map(\.name), log: log,
       door: door)
     return bridge.run(signals: signals)
-  }
-
-  /// The configuration, the checked `[MQTT]` section and the password; nil after
-  /// printing the one line that says why not.
-  static func loadSettings(_ path: String, required: Bool) -> (
-    Configuration, MQTTSettings, SecretPassword?
-  )? {
-    let config: Configuration
-    let settings: MQTTSettings
-    do {
-      config = try ConfigLoader.load(path: path, required: required)
-      guard config.mqtt.isPresent else {
-        ControlMain.printError("\(path): no [MQTT] section (Broker= is required)")
-        return nil
-      }
-      settings = try config.mqtt.validated(hostName: HostName.current)
-    } catch {
-      ControlMain.printError(error.description)
-      return nil
-    }
-    var password: SecretPassword? = nil
-    if !settings.passwordFile.isEmpty {
-      do { password = try SecretPassword(path: settings.passwordFile) } catch {
-        let place = settings.passwordFilePlace ?? ConfigPlace(path: path, line: 0)
-        ControlMain.printError(
-          "\(place.path):\(place.line): PasswordFile=\(settings.passwordFile): \(error)")
-        return nil
-      }
-    }
-    return (config, settings, password)
   }
 }

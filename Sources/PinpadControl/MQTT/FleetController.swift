@@ -31,13 +31,13 @@ enum FleetController {
     let filter = options.topics ?? defaultFilter
     if let problem = MQTTTopic.problemAsCodeFilter(filter) { throw UsageError(problem) }
     guard
-      let (config, settings, password) = BridgeService.loadSettings(
+      let (config, settings, password) = MQTTLogin.load(
         options.configPath, required: options.config != nil)
     else { return ExitCode.config.rawValue }
     let log = Logger(level: .info)
     let controller = try Controller.open(
       codes: codes, verifier: verifier, directory: stateDirectory, lockoutFile: "fleet-lockout",
-      rules: config.lockout, options: options
+      rules: config.lockout, globalBound: options.globalBound, keepDays: options.keepDays
     ) { log.log($0.level, $0.text) }
     var junk = JunkLog()
     let site: SiteService?
