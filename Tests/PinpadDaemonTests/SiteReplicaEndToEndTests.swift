@@ -138,12 +138,12 @@ struct SiteReplicaEndToEndTests {
     let tagKey = CodeTagKey.keyBytes(
       file: try Array(Data(contentsOf: URL(fileURLWithPath: codes + ".key"))))
     let arguments = Self.serveArguments(dir, broker, codes: codes, key: keyPath)
-    let status = try Subscriber(broker, SiteReplicas.siteStatusTopic, dir: dir)
+    let status = try Subscriber(broker, SiteTopics.siteStatus, dir: dir)
     var serve = try Background(E2E.pinpadctl, arguments, dir: dir, name: "serve")
     #expect(
-      status.waitFor(SiteReplicas.siteStatusTopic) { $0.payload == "online" } != nil, "\(serve.log)"
+      status.waitFor(SiteTopics.siteStatus) { $0.payload == "online" } != nil, "\(serve.log)"
     )
-    #expect(try broker.retained(SiteReplicas.siteStatusTopic).map(\.payload) == ["online"])
+    #expect(try broker.retained(SiteTopics.siteStatus).map(\.payload) == ["online"])
 
     let replicas = try Replicas(broker, "pinpadd/door1/replica", dir: dir)
     try broker.publish("pinpadd/door1/front/state", #"{"phase":"idle"}"#, retain: true)
@@ -170,9 +170,9 @@ struct SiteReplicaEndToEndTests {
     let before = status.messages.count
     serve.kill(SIGKILL)
     #expect(
-      status.waitFor(SiteReplicas.siteStatusTopic, after: before - 1) { $0.payload == "offline" }
+      status.waitFor(SiteTopics.siteStatus, after: before - 1) { $0.payload == "offline" }
         != nil)
-    #expect(try broker.retained(SiteReplicas.siteStatusTopic).map(\.payload) == ["offline"])
+    #expect(try broker.retained(SiteTopics.siteStatus).map(\.payload) == ["offline"])
 
     // Restarted, it sends the device its replica again, with a generation still greater.
     serve = try Background(E2E.pinpadctl, arguments, dir: dir, name: "serve2")
@@ -191,7 +191,7 @@ struct SiteReplicaEndToEndTests {
     let online = status.messages.count
     serve.kill(SIGTERM)
     #expect(
-      status.waitFor(SiteReplicas.siteStatusTopic, after: online - 1) { $0.payload == "offline" }
+      status.waitFor(SiteTopics.siteStatus, after: online - 1) { $0.payload == "offline" }
         != nil)
     // (The lines that name a generation, a number of 13 digits, may hold any 4 by chance.)
     let logged = serve.log.split(separator: "\n").filter { !$0.contains("replica: generation") }

@@ -10,24 +10,22 @@ extension Bridge {
   /// The most a broker may send a door deciding locally in one packet: a replica of
   /// 16 MiB with room for its topic and headers. Other messages keep their own bounds.
   static let maximumIncomingPacketLocal = UInt32(Replica.maxBytes + 4096)
-  /// The site's retained `online|offline`.
-  static let siteStatusTopic = "pinpadd/site/status"
   /// Log entries published per loop turn, at most.
   static let logBatch = 64
   /// `TOPIC/replica/state` is republished for its age at most this often.
   static let replicaStateInterval: Duration = .seconds(60)
 
-  var replicaTopic: String { core.topic + "/replica" }
-  var logTopic: String { core.topic + "/log" }
-  var logAckTopic: String { core.topic + "/log/ack" }
-  var replicaStateTopic: String { core.topic + "/replica/state" }
+  var replicaTopic: String { SiteTopics.replica(core.topic) }
+  var logTopic: String { SiteTopics.log(core.topic) }
+  var logAckTopic: String { SiteTopics.logAck(core.topic) }
+  var replicaStateTopic: String { SiteTopics.replicaState(core.topic) }
 
   /// A (re)connection to the broker: the replica (retained: the latest one comes at
   /// once), the site's status and the acks are subscribed; the log is sent again from
   /// its first unacknowledged entry; the daemon's state is published again.
   func localConnected(_ client: MQTTClient) {
     guard let door else { return }
-    for filter in [replicaTopic, Self.siteStatusTopic] {
+    for filter in [replicaTopic, SiteTopics.siteStatus] {
       let rc = client.subscribe(filter)
       if rc != 0 { log.warning("cannot subscribe to \(filter): \(MQTTClient.describe(rc))") }
     }
@@ -54,7 +52,7 @@ extension Bridge {
       }
       return true
     }
-    if topic == Self.siteStatusTopic {
+    if topic == SiteTopics.siteStatus {
       let text = message.payload.count <= 16 ? Array(message.payload) : []
       let online = text.elementsEqual("online".utf8)
       if online != siteOnline {

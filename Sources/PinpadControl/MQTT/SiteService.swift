@@ -57,7 +57,7 @@ final class SiteService {
   }
 
   /// The site's last will: `offline` on its status topic, retained.
-  static let will = (SiteReplicas.siteStatusTopic, "offline")
+  static let will = (SiteTopics.siteStatus, "offline")
 
   /// Once connected: the topics it listens to, then its status. In that order: a door
   /// sends its unacknowledged log again when the site says online (docs/protocol.md,
@@ -65,17 +65,18 @@ final class SiteService {
   /// so what the door sends then finds the site subscribed (online first lost an entry
   /// now and then).
   func connected(_ client: MQTTClient) {
-    for filter in [devices + "/status", devices + "/+/state", devices + "/log"] {
+    let filters = [SiteTopics.status(devices), devices + "/+/state", SiteTopics.log(devices)]
+    for filter in filters {
       let rc = client.subscribe(filter)
       if rc != 0 { log.warning("cannot subscribe to \(filter): \(MQTTClient.describe(rc))") }
     }
-    client.publish(topic: SiteReplicas.siteStatusTopic, text: "online", retain: true)
+    client.publish(topic: SiteTopics.siteStatus, text: "online", retain: true)
     replicas.reconnected()
   }
 
   /// Before a clean exit: the site goes offline.
   func closing(_ client: MQTTClient) {
-    client.publish(topic: SiteReplicas.siteStatusTopic, text: "offline", retain: true)
+    client.publish(topic: SiteTopics.siteStatus, text: "offline", retain: true)
   }
 
   /// A message from the broker: whether it was one of the site's (a device's status, a
@@ -110,7 +111,7 @@ final class SiteService {
       junk.say("\(shown(topic)): not a log entry; ignored", log)
       return
     }
-    let device = SiteReplicas.deviceName(deviceTopic)
+    let device = SiteTopics.deviceName(deviceTopic)
     guard entry.device == device else {
       junk.say("\(shown(topic)): an entry of another device's log; refused", log)
       return
@@ -161,14 +162,14 @@ final class SiteService {
     guard !toAck.isEmpty else { return }
     let acks = toAck.flatMap { deviceTopic, logs in
       logs.map {
-        (deviceTopic, receipts.ack(device: SiteReplicas.deviceName(deviceTopic), log: $0))
+        (deviceTopic, receipts.ack(device: SiteTopics.deviceName(deviceTopic), log: $0))
       }
     }
     if !entries.isEmpty {
       do {
         try controller.accessLog.commitLocal(
           entries,
-          receipts: acks.map { (SiteReplicas.deviceName($0.0), $0.1.log, $0.1.upto) })
+          receipts: acks.map { (SiteTopics.deviceName($0.0), $0.1.log, $0.1.upto) })
         recovered()
       } catch {
         failed("\(error); the doors' log entries are taken when they are sent again")
@@ -184,7 +185,7 @@ final class SiteService {
     toAck.removeAll()
     guard let client else { return }
     for (deviceTopic, ack) in acks where ack.upto > 0 {
-      client.publish(topic: deviceTopic + "/log/ack", text: ack.json, retain: false)
+      client.publish(topic: SiteTopics.logAck(deviceTopic), text: ack.json, retain: false)
     }
   }
 
@@ -200,7 +201,7 @@ final class SiteService {
     }
     let codes = controller.codes
     for deviceTopic in due {
-      let device = SiteReplicas.deviceName(deviceTopic)
+      let device = SiteTopics.deviceName(deviceTopic)
       let generation = replicas.nextGeneration(deviceTopic, nowMs: nowMs)
       var replica = Replica(
         device: device, generation: generation, madeMs: nowMs, tagKey: tagKey,
@@ -226,7 +227,7 @@ final class SiteService {
       }
       defer { explicitZero(&payload, payload.count) }
       let rc = payload.withUnsafeBytes {
-        client.publish(topic: deviceTopic + "/replica", payload: $0, retain: true)
+        client.publish(topic: SiteTopics.replica(deviceTopic), payload: $0, retain: true)
       }
       if rc != 0 {
         log.warning("\(shown(deviceTopic))/replica: not sent: \(MQTTClient.describe(rc))")

@@ -20,11 +20,6 @@ final class DoorDecider {
   private var logOutage = Outage()
   private var lockedLimit = LockedDenialLimit()
 
-  /// The device's name to the site: the last level of `Topic=`.
-  static func deviceName(topic: String) -> String {
-    String(topic.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
-  }
-
   /// Loads the site's key, makes the state directory (0700), opens the log and takes the
   /// replica kept there (checked again). Errors are one line for the caller (exit 78 for
   /// the key, 69 for the directory).
@@ -36,7 +31,7 @@ final class DoorDecider {
       throw ControlError("SiteKey=\(error.description)", exitCode: .config)
     }
     self.say = say
-    let device = Self.deviceName(topic: settings.topic)
+    let device = SiteTopics.deviceName(settings.topic)
     let maxAge: Duration? =
       settings.maxReplicaAgeSeconds == 0 ? nil : .seconds(settings.maxReplicaAgeSeconds)
     replica = DoorReplica(device: device, maxAge: maxAge) { CodeTagKey(key: $0) }

@@ -158,14 +158,14 @@ extension SiteReplicas {
   }
 
   /// What `topic` is under the device filter `devices`. The site's own status topic
-  /// (`siteStatusTopic`) is not a device's, nor one whose last level cannot be a
+  /// (`SiteTopics.siteStatus`) is not a device's, nor one whose last level cannot be a
   /// replica's device (`Replica.deviceProblem`).
   public static func classify(_ topic: String, devices: String) -> Topic? {
     let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
     let depth = devices.split(separator: "/", omittingEmptySubsequences: false).count
     guard levels.count == depth + 1 || levels.count == depth + 2 else { return nil }
     let deviceTopic = levels[0..<depth].joined(separator: "/")
-    guard deviceTopic != siteTopic, MQTTTopic.matches(deviceTopic, filter: devices),
+    guard deviceTopic != SiteTopics.site, MQTTTopic.matches(deviceTopic, filter: devices),
       depth >= 1, Replica.deviceProblem(Array(levels[depth - 1].utf8)) == nil
     else { return nil }
     if levels.count == depth + 1 {
@@ -179,14 +179,5 @@ extension SiteReplicas {
       return nil
     }
     return .keypadState(deviceTopic: deviceTopic, keypad: String(levels[depth]))
-  }
-
-  /// The site's retained status (`online`, `offline` as its last will).
-  public static let siteStatusTopic = "pinpadd/site/status"
-  static let siteTopic = "pinpadd/site"
-
-  /// The device's name in its replica and log: the last level of its topic.
-  public static func deviceName(_ deviceTopic: String) -> String {
-    String(deviceTopic.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
   }
 }

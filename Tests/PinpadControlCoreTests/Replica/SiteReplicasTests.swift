@@ -137,14 +137,33 @@ import Testing
     #expect(kind("pinpadd/door1/door/main/state") == nil)
     #expect(kind("other/door1/status") == nil)
     // The site's own status is not a device's.
-    #expect(kind(SiteReplicas.siteStatusTopic) == nil)
+    #expect(kind(SiteTopics.siteStatus) == nil)
     // A level a replica could not name (a control character, over 256 bytes).
     #expect(kind("pinpadd/door\u{7F}/status") == nil)
     #expect(kind("pinpadd/" + String(repeating: "d", count: 257) + "/status") == nil)
-    #expect(SiteReplicas.deviceName("pinpadd/door1") == "door1")
+    #expect(SiteTopics.deviceName("pinpadd/door1") == "door1")
     let fixed = SiteReplicas.deviceFilter(codes: "site/a/door7/+/code")
     #expect(
       SiteReplicas.classify("site/a/door7/status", devices: fixed)
         == .status(deviceTopic: "site/a/door7"))
+  }
+}
+
+@Suite struct SiteTopicsTests {
+  @Test("the site's and a door's topics, named once for both sides (docs/protocol.md, Replica)")
+  func topics() {
+    let door = "pinpadd/door1"
+    #expect(
+      [
+        SiteTopics.status(door), SiteTopics.replica(door), SiteTopics.replicaState(door),
+        SiteTopics.log(door), SiteTopics.logAck(door), SiteTopics.siteStatus,
+      ] == [
+        "pinpadd/door1/status", "pinpadd/door1/replica", "pinpadd/door1/replica/state",
+        "pinpadd/door1/log", "pinpadd/door1/log/ack", "pinpadd/site/status",
+      ])
+    #expect(SiteTopics.deviceName("site/a/door1") == "door1")
+    #expect(
+      SiteReplicas.classify(SiteTopics.log(door), devices: "pinpadd/+") == .log(deviceTopic: door))
+    #expect(SiteReplicas.classify(SiteTopics.status(SiteTopics.site), devices: "pinpadd/+") == nil)
   }
 }
