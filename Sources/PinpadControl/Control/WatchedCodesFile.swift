@@ -81,24 +81,17 @@ struct WatchedCodesFile {
 enum TagKeyFile {
   static func load(_ path: String) throws(ControlError) -> CodeTagKey {
     var key = try loadBytes(path)
-    defer { for i in key.indices { key[i] = 0 } }
+    defer { explicitZero(&key, key.count) }
     return CodeTagKey(key: key)
   }
 
   /// The key file's 32 bytes (for a replica's `tag-key`); the caller zeroes them.
   static func loadBytes(_ path: String) throws(ControlError) -> [UInt8] {
-    let status: FileStatus
-    do { status = try FileSystem.status(path) } catch {
-      throw ControlError("\(path): cannot read the key file: \(error.errno)")
-    }
-    if let why = CodesFile.modeProblem(status.mode) {
-      throw ControlError("\(path): \(why); the key is not used (chmod o-rwx \(path))")
-    }
     var bytes: [UInt8]
-    do { bytes = try FileSystem.read(path, limit: 4096) } catch {
-      throw ControlError("\(path): cannot read the key file: \(error.errno)")
+    do { bytes = try KeyFile.read(path, limit: 4096, secret: true) } catch {
+      throw ControlError(error.description)
     }
-    defer { for i in bytes.indices { bytes[i] = 0 } }
+    defer { explicitZero(&bytes, bytes.count) }
     guard let key = CodeTagKey.keyBytes(file: bytes) else {
       throw ControlError("\(path): not a key file (one line of 64 hex digits)")
     }

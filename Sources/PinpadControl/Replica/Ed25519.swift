@@ -102,38 +102,14 @@ public final class Ed25519PublicKey: @unchecked Sendable {
 enum Ed25519 {
   static let signatureSize = 64
 
-  /// A PEM key file's bytes (at most 16 KiB), nothing of them left in freed memory; a
-  /// `secret` one is refused when others may read or write it (`CodesFile.modeProblem`).
+  /// A PEM key file's bytes (at most 16 KiB), through `KeyFile`: a `secret` one is
+  /// refused when others may read or write it.
   fileprivate static func readKeyFile(_ path: String, secret: Bool) throws(Ed25519Error)
     -> [UInt8]
   {
-    if secret {
-      let status: FileStatus
-      do { status = try FileSystem.status(path) } catch {
-        throw Ed25519Error("\(path): cannot read the key file: \(error.errno)")
-      }
-      if let why = CodesFile.modeProblem(status.mode) {
-        throw Ed25519Error("\(path): \(why); the key is not used (chmod o-rwx \(path))")
-      }
+    do { return try KeyFile.read(path, limit: 16 << 10, secret: secret) } catch {
+      throw Ed25519Error(error.description)
     }
-    let limit = 16 << 10
-    var pem: [UInt8] = []
-    // Reserved whole, so that appending never leaves a copy behind in freed memory; the
-    // chunks read are zeroed once copied.
-    pem.reserveCapacity(limit + 4096)
-    do {
-      try FileSystem.readChunks(path, chunkSize: 4096, limit: limit) { chunk in
-        pem.append(contentsOf: chunk)
-        if let base = chunk.baseAddress {
-          explicitZero(UnsafeMutableRawPointer(mutating: base), chunk.count)
-        }
-        return true
-      }
-    } catch {
-      explicitZero(&pem, pem.count)
-      throw Ed25519Error("\(path): cannot read the key file: \(error.errno)")
-    }
-    return pem
   }
 
   /// A key read from `pem` by `read`, checked to be an Ed25519 key.
