@@ -21,22 +21,36 @@ import Testing
     let first = screen.draw(ScreenModel())
     #expect(first)
     _ = screen.takeDirty()
-    screen.offScreen = true
+    screen.lostScreen()
     let before = screen.picture.pixels
     let drawn = screen.draw(entering)
     #expect(!drawn)
     #expect(screen.picture.pixels == before)
     #expect(screen.lastModel == entering)
     screen.redraw()
-    #expect(!screen.offScreen)
+    #expect(screen.state == .showing)
     let dirty = screen.takeDirty()
     #expect(dirty == [Rect(x: 0, y: 0, width: 800, height: 480)])
     #expect(screen.picture.pixels == ScreenRenderer.frame(entering, width: 800, height: 480).pixels)
   }
 
+  @Test("a closed screen draws nothing and keeps nothing; no screen nor redraw brings it back")
+  func aClosedScreenStaysClosed() {
+    var screen = HeldScreen(width: 800, height: 480, font: .builtin, rotation: .none)
+    _ = screen.draw(ScreenModel())
+    screen.close()
+    let drawn = screen.draw(entering)
+    #expect(!drawn)
+    #expect(screen.lastModel == ScreenModel())
+    screen.lostScreen()
+    screen.redraw()
+    #expect(screen.state == .closed)
+    #expect(screen.isClosed && !screen.isReleased)
+  }
+
   @Test func aNewSizeIsLaidOutAgainWithTheLastModel() {
     var screen = HeldScreen(width: 1, height: 1, font: .builtin, rotation: .none)
-    screen.offScreen = true
+    screen.lostScreen()
     let drawn = screen.draw(entering)
     #expect(!drawn)
     screen.resize(width: 1280, height: 800, font: .builtin, rotation: .clockwise90)

@@ -77,7 +77,7 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
     takesTerminal = takeTerminal
     // A stand-in until there is a screen: nothing is drawn on it.
     screen = HeldScreen(width: 1, height: 1, font: font ?? .builtin, rotation: .none)
-    screen.offScreen = true
+    screen.lostScreen()
     do {
       // Watching first, so that a connector plugged in while this probes is not missed.
       if let loop { watchConnectors(on: loop) }
@@ -150,7 +150,7 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
 
   /// Brings the back buffer up to date and flips to it, unless a flip is on its way.
   private func pump() {
-    guard let output, !screen.released, !screen.closed, let (buffer, rects) = flipper.next()
+    guard let output, !screen.isReleased, !screen.isClosed, let (buffer, rects) = flipper.next()
     else { return }
     write(rects, into: buffer)
     do {
@@ -189,7 +189,7 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
 
   /// The card's descriptor is readable: flips completed.
   private func flipCompleted() {
-    guard !screen.closed, card.readEvents() > 0 else { return }
+    guard !screen.isClosed, card.readEvents() > 0 else { return }
     flipper.flipped()
     pump()
   }
@@ -267,7 +267,7 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
   /// meanwhile). A flip still on its way is taken as done: the modeset supersedes it, and
   /// on a connector gone it may never complete.
   private func putOnScreen() {
-    guard let output, !screen.released, !screen.closed else { return }
+    guard let output, !screen.isReleased, !screen.isClosed else { return }
     _ = screen.takeDirty()
     flipper.invalidate()
     flipper.flipped()
@@ -301,7 +301,7 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
   /// Probes the connectors again and does what `DRMHotplug` decides; false when that is
   /// nothing.
   private func followConnectors() -> Bool {
-    guard !screen.closed else { return false }
+    guard !screen.isClosed else { return false }
     let connectors: [DRMConnector]
     do { connectors = try card.connectors() } catch {
       log?.warning("display: \(error)")
@@ -343,19 +343,19 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
   /// Nothing is driven: frames are kept, not drawn, until a connector is.
   private func stopShowing() {
     output = nil
-    screen.offScreen = true
+    screen.lostScreen()
   }
 
   /// Puts back what the CRTC showed before (unless switched away), frees the buffers,
   /// gives back the VT modes and closes the card (the kernel's console takes the screen
   /// back when it has one).
   public func close() {
-    guard !screen.closed else { return }
-    screen.closed = true
+    guard !screen.isClosed else { return }
+    screen.close()
     loop?.unwatch(card.fd)
     if let monitor { loop?.unwatch(monitor.fd) }
     monitor = nil
-    if !screen.released, let saved { card.restore(saved.crtc, connector: saved.connector) }
+    if !screen.isReleased, let saved { card.restore(saved.crtc, connector: saved.connector) }
     for buffer in buffers { card.free(buffer) }
     buffers = []
     terminal?.close()

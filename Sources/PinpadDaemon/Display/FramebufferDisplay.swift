@@ -99,9 +99,9 @@ public final class FramebufferDisplay: Display {
 
   /// Clears the screen (unless switched away), gives back the VT modes and unmaps.
   public func close() {
-    guard !screen.closed else { return }
-    screen.closed = true
-    if !screen.released { framebuffer.clear() }
+    guard !screen.isClosed else { return }
+    screen.close()
+    if !screen.isReleased { framebuffer.clear() }
     terminal?.close()
     framebuffer.close()
   }

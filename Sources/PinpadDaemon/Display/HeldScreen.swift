@@ -3,8 +3,8 @@ import PinpadScreen
 import PinpadSystem
 
 /// What the pixel displays that hold a VT share (framebuffer, DRM): the renderer and its
-/// in-memory picture, the last model (drawn again when the VT comes back), and whether the
-/// VT is switched away or the display closed. The display copies the changed screen
+/// in-memory picture, the last model (drawn again when the VT comes back), and where the
+/// screen stands (`State`: drawn on, without a screen, switched away, closed). The display copies the changed screen
 /// rectangles out to its device (`takeDirty`, `write`).
 ///
 /// With a `rotation` (pinpadd.conf(5), [Display] Rotate=) the picture is drawn upright,
@@ -18,11 +18,31 @@ struct HeldScreen {
   /// How far the picture is turned on the screen, clockwise.
   private(set) var rotation: ScreenRotation
   private(set) var lastModel: ScreenModel?
-  private(set) var released = false
-  var closed = false
-  /// There is no screen to draw on (a DRM connector unplugged, or none yet): models are
-  /// kept, not drawn, until `redraw`.
-  var offScreen = false
+  private(set) var state = State.showing
+
+  /// Where the screen stands. Models are drawn only while `showing`; in the other live
+  /// states they are kept for the return.
+  ///
+  ///     showing ──lostScreen──▶ offScreen ──redraw──▶ showing
+  ///        │  ▲                    │  ▲
+  ///   away │  │ back          away │  │ back
+  ///        ▼  │                    ▼  │
+  ///     switchedAway(offScreen: false / true)     any ──close──▶ closed
+  enum State: Equatable {
+    case showing
+    /// There is no screen to draw on (a DRM connector unplugged, or none yet).
+    case offScreen
+    /// The VT is switched away (and whether there is a screen to come back to).
+    case switchedAway(offScreen: Bool)
+    case closed
+  }
+
+  /// The VT is switched away: nothing may touch the device.
+  var isReleased: Bool {
+    if case .switchedAway = state { return true }
+    return false
+  }
+  var isClosed: Bool { state == .closed }
 
   /// Which way a VT signal switched.
   enum Switch {
@@ -69,24 +89,41 @@ struct HeldScreen {
       of: rect, rotation: rotation, pictureWidth: picture.width, pictureHeight: picture.height)
   }
 
-  /// Draws `model` on the picture; false when nothing may be drawn (closed, or switched
-  /// away: the model is kept for the return).
+  /// Draws `model` on the picture; false when nothing may be drawn (closed; or without
+  /// a screen or switched away: the model is kept for the return).
   mutating func draw(_ model: ScreenModel) -> Bool {
-    guard !closed else { return false }
+    guard state != .closed else { return false }
     lastModel = model
-    guard !released, !offScreen else { return false }
+    guard state == .showing else { return false }
     renderer.draw(model, on: &picture)
     return true
   }
 
-  /// Draws the last model again whole (unless switched away or closed): the screen
-  /// lacks everything. Clears `offScreen`.
+  /// There is no screen to draw on any more (or not yet): models are kept, not drawn,
+  /// until `redraw`.
+  mutating func lostScreen() {
+    switch state {
+    case .showing: state = .offScreen
+    case .switchedAway: state = .switchedAway(offScreen: true)
+    case .offScreen, .closed: break
+    }
+  }
+
+  /// There is a screen (again): the last model is drawn whole on it, unless switched
+  /// away or closed.
   mutating func redraw() {
-    offScreen = false
-    guard !released, !closed else { return }
+    switch state {
+    case .offScreen: state = .showing
+    case .switchedAway: state = .switchedAway(offScreen: false)
+    case .showing, .closed: break
+    }
+    guard state == .showing else { return }
     renderer.invalidate()
     if let lastModel { renderer.draw(lastModel, on: &picture) }
   }
+
+  /// The display is closed: nothing is drawn or switched any more.
+  mutating func close() { state = .closed }
 
   /// A screen of another size (a new DRM mode): the layout is redone for it and the last
   /// model drawn on it whole.
@@ -100,15 +137,17 @@ struct HeldScreen {
   /// The VT's release or acquire signal (`terminal`'s); nil for another, or once closed.
   /// The acquire is acknowledged here; the release is the display's to allow.
   mutating func switched(by signo: Int32, terminal: VirtualTerminal) -> Switch? {
-    guard !closed else { return nil }
+    guard state != .closed else { return nil }
     if signo == terminal.releaseSignal {
-      released = true
+      if !isReleased { state = .switchedAway(offScreen: state == .offScreen) }
       return .away
     }
     guard signo == terminal.acquireSignal else { return nil }
     try? terminal.acknowledgeAcquire()
-    released = false
-    if !offScreen { redraw() }
+    if case .switchedAway(let offScreen) = state {
+      state = offScreen ? .offScreen : .showing
+      if !offScreen { redraw() }
+    }
     return .back
   }
 }
