@@ -46,6 +46,13 @@ final class FeedbackControl {
     (keypads.first { $0.name == keypad }?.feedback ?? .auto) == .auto
   }
 
+  /// Whether anything can show feedback: a door with Buzzer=, LedGranted= or LedDenied=,
+  /// or a device of a Feedback=auto keypad.
+  private var shown: Bool {
+    doors.contains { $0.buzzer != nil || $0.ledGranted != nil || $0.ledDenied != nil }
+      || devices().contains { plays($0.keypad) }
+  }
+
   /// How long the doors that `keypad` opens stay open: the longest OpenSec, zero for none.
   func openTime(_ keypad: String) -> Duration {
     doors.filter { $0.opens(for: keypad) }.map(\.open).max() ?? .zero
@@ -61,6 +68,10 @@ final class FeedbackControl {
     case .broadcast, .sendCode: break
     default: return  // never a cue: no clock read for a screen or a log line
     }
+    // Nothing to show a cue on and nothing playing: none is worked out, and no wake-up
+    // comes to end one. While one plays, every cue is (a device unplugged meanwhile
+    // shows the pattern when it is back).
+    guard !patterns.isEmpty || shown else { return }
     let now = clock()
     // Every keypad's pattern is kept (a door's lines show it); only Feedback=auto
     // keypads' devices are written to.
