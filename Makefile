@@ -49,11 +49,11 @@ INSTALL_STRIP ?= $(if $(filter release,$(INSTALL_CONFIGURATION)),-s)
 # binary, fewer pages touched at start; bench/README.md).
 # Without SwiftPM's --export-dynamic (4 100 symbols in .dynsym, 311 KB: nothing looks
 # them up), without unwind tables (tools/discard-unwind-tables.ld says why; 940 KB), and
-# with a section per function, so that --gc-sections drops the unused ones (53 KB): the
-# daemon's package fits in 6 MiB (bench/README.md, "Issue 25, third round"). swiftc marks
-# every public function retained (SHF_GNU_RETAIN), so --gc-sections kept all of them, the
-# ones only pinpadctl or the tests call too: -internalize-at-link leaves them to the
-# linker like any other (140 KB of the daemon; bench/README.md, "Issue 55").
+# with a section per function, so that --gc-sections drops the unused ones (53 KB;
+# bench/README.md, "Issue 25, third round"). swiftc marks every public function retained
+# (SHF_GNU_RETAIN), so --gc-sections kept all of them, the ones only pinpadctl or the
+# tests call too: -internalize-at-link leaves them to the linker like any other (140 KB
+# of the daemon; bench/README.md, "Issue 55").
 # The functions the running daemon executes come first, side by side
 # (tools/pinpadd.order, made by tools/symbol-order.py): what the loop faults in (and,
 # under mlockall, locks) fills a few 64 KiB windows instead of one in every corner of
