@@ -49,8 +49,13 @@ INSTALL_STRIP ?= $(if $(filter release,$(INSTALL_CONFIGURATION)),-s)
 # binary, fewer pages touched at start; bench/README.md).
 # Without SwiftPM's --export-dynamic (4 100 symbols in .dynsym, 311 KB: nothing looks
 # them up), without unwind tables (tools/discard-unwind-tables.ld says why; 940 KB), and
-# with a section per function, so that --gc-sections drops the unused ones (53 KB): the
-# daemon's package fits in 6 MiB (bench/README.md, "Issue 25, third round").
+# with a section per function, so that --gc-sections drops the unused ones (53 KB;
+# bench/README.md, "Issue 25, third round"). swiftc marks every public function retained
+# (SHF_GNU_RETAIN), so --gc-sections kept all of them, the ones only pinpadctl or the
+# tests call too: -internalize-at-link leaves them to the linker like any other (140 KB
+# of the daemon; bench/README.md, "Issue 55"). Identical functions are folded where that
+# is safe (--icf=safe: those whose address nothing takes, which lld knows only of C and
+# C++ objects; the runtime's, 7.8 KB).
 # The functions the running daemon executes come first, side by side
 # (tools/pinpadd.order, made by tools/symbol-order.py): what the loop faults in (and,
 # under mlockall, locks) fills a few 64 KiB windows instead of one in every corner of
@@ -58,8 +63,8 @@ INSTALL_STRIP ?= $(if $(filter release,$(INSTALL_CONFIGURATION)),-s)
 # skips names a build lacks; SwiftPM does not relink when only the list changes.
 RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now \
   -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
-  -Xswiftc -Xfrontend -Xswiftc -function-sections \
-  -Xlinker --symbol-ordering-file -Xlinker $(CURDIR)/tools/pinpadd.order \
+  -Xswiftc -Xfrontend -Xswiftc -function-sections -Xswiftc -Xfrontend -Xswiftc -internalize-at-link \
+  -Xlinker --icf=safe -Xlinker --symbol-ordering-file -Xlinker $(CURDIR)/tools/pinpadd.order \
   -Xlinker --no-warn-symbol-ordering
 # Swift 6.0 (Debian 13's swiftlang 6.0.3): its optimizer's copy propagation crashes
 # ("All discovered blocks must be live", PrunedLiveness.cpp) on a noncopyable descriptor

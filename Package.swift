@@ -22,6 +22,14 @@
 //   pinpadd, pinpadctl  the two programs
 import PackageDescription
 
+// The modules off the key-press path (the keypad or terminal, the Session, the socket,
+// the screen's raster) are optimized for size in release builds: PinpadDRM (connectors
+// probed and listed, buffers made; a page flip is one libdrm call), PinpadFreeType (a
+// glyph is rendered once, then kept) and PinpadProgram (arguments, configuration
+// loading, the logger: a few lines a code at most, each a write). Release only: in a
+// debug build -Osize would replace -Onone. bench/README.md, issue 55.
+let offKeyPath: [SwiftSetting] = [.unsafeFlags(["-Osize"], .when(configuration: .release))]
+
 let package = Package(
   name: "pinpadd",
   products: [
@@ -53,11 +61,17 @@ let package = Package(
     .target(
       name: "PinpadInput",
       dependencies: ["PinpadCore", "PinpadSystem", "CPinpadShim", "CLibevdev", "CLibudev"]),
-    .target(name: "PinpadProgram", dependencies: ["PinpadCore", "PinpadSystem"]),
+    .target(
+      name: "PinpadProgram", dependencies: ["PinpadCore", "PinpadSystem"], swiftSettings: offKeyPath
+    ),
     // DRM/KMS through libdrm: its own module, so that only pinpadd links libdrm.
-    .target(name: "PinpadDRM", dependencies: ["PinpadCore", "PinpadSystem", "CLibdrm"]),
+    .target(
+      name: "PinpadDRM", dependencies: ["PinpadCore", "PinpadSystem", "CLibdrm"],
+      swiftSettings: offKeyPath),
     // TrueType/OpenType fonts through FreeType, as the screens' outline glyph source.
-    .target(name: "PinpadFreeType", dependencies: ["PinpadScreen", "CFreeType"]),
+    .target(
+      name: "PinpadFreeType", dependencies: ["PinpadScreen", "CFreeType"], swiftSettings: offKeyPath
+    ),
     .target(
       name: "PinpadDaemon",
       dependencies: [

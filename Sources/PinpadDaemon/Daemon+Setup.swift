@@ -44,9 +44,9 @@ extension Daemon {
         options.inputs, config, defaultKeypad: session.defaultKeypad,
         pixelSize: display.pixelSize, loop: loop, log: log, deliver: deliver)
     }
-    feedback.devices = { [unowned self] in
-      self.inputs.flatMap { ($0 as? FeedbackDevices)?.feedbackDevices ?? [] }
-    }
+    // The inputs that can have feedback devices, found once (not cast at every key).
+    let feedbackInputs = inputs.compactMap { $0 as? FeedbackDevices }
+    feedback.devices = { feedbackInputs.flatMap { $0.feedbackDevices } }
     do { watchdogTimer = try Watchdog.start(loop: loop) } catch {
       throw .unavailable("cannot start the watchdog timer: \(error)")
     }

@@ -307,6 +307,7 @@ public final class Daemon {
     feedback.restoreAll()  // the LEDs as they were, the beepers silent, before the close
     for input in inputs { input.close() }
     inputs = []
+    feedback.devices = { [] }  // the inputs are let go
     session.end()
     log.divert = nil  // from here on, log lines go to stderr again
     display.close()

@@ -115,6 +115,26 @@ import Testing
     #expect(!device.simulatedWrites.contains { $0.type == Self.ledType && $0.code == Self.numLock })
   }
 
+  @Test(
+    "a keypad with nothing to show its feedback on plays no pattern (no wake-up to end a click); a device of it plugged in later clicks at the next key"
+  )
+  func nothingToShowOn() throws {
+    let harness = try DaemonHarness()  // no [Door], no device yet
+    // 20 ms on, the key is taken (after the 15 ms burst window) and a click would still
+    // sound (25 ms).
+    harness.type("1", numeric: true, gap: 0.02)
+    #expect(harness.daemon.feedback.nextDeadline == nil)
+    harness.advance(0.1)
+    let device = Self.pad()
+    harness.input.feedbackDevices = [(harness.daemon.session.defaultKeypad, device)]
+    let recorder = Recorder(device)
+    harness.type("2", numeric: true, gap: 0.02)
+    #expect(harness.daemon.feedback.nextDeadline != nil)
+    recorder.take(at: 0)
+    #expect(recorder.tones() == [2000])
+    #expect(harness.stop() == 0)
+  }
+
   @Test("Feedback=none: nothing is written to the keypad's device")
   func none() throws {
     let harness = try DaemonHarness(config: "[Keypad quiet]\nMatch=*\nFeedback=none\n")

@@ -28,10 +28,11 @@ echo "pinpadd_stripped_bytes: $pinpadd"
 cxx=.build/static-libstdc++/$(dpkg --print-architecture)
 "$SWIFTC" -O -static-stdlib -use-ld=lld $([ -e "$cxx/libstdc++.a" ] && echo -L "$cxx") \
   -Xlinker -z -Xlinker pack-relative-relocs \
-  -Xlinker -z -Xlinker now -Xlinker --gc-sections -Xlinker --no-export-dynamic \
+  -Xlinker -z -Xlinker now -Xlinker --gc-sections -Xlinker --no-export-dynamic -Xlinker --icf=safe \
   -Xlinker --no-eh-frame-hdr -Xlinker -T -Xlinker tools/discard-unwind-tables.ld \
   -Xlinker -T -Xlinker tools/nobits-backtrace-settings.ld \
-  -Xfrontend -function-sections -o "$work/empty" bench/floor/empty.swift
+  -Xfrontend -function-sections -Xfrontend -internalize-at-link \
+  -o "$work/empty" bench/floor/empty.swift
 strip "$work/empty"
 floor=$(stat -c %s "$work/empty")
 echo "floor_stripped_bytes: $floor"

@@ -63,13 +63,25 @@ public struct Feedback: Equatable, Sendable {
     public static let grantLight: Duration = .seconds(2)
   }
 
-  /// A run of steps from `start`, each a value held for a duration; after the last, off.
+  /// A run of steps from `start`, each a value held for a length; after the last, off.
+  /// Lengths are in nanoseconds: a `Duration`'s are a 128-bit division, and a keypad's
+  /// pattern is read at every cue and every change.
   private struct Steps<Value: Equatable & Sendable>: Equatable, Sendable {
     var start: Instant
     var values: [Value]
-    var lengths: [Duration]
+    var lengths: [Int64]
+    /// The lengths' sum.
+    var period: Int64
     /// Repeats the steps until `until` (a lockout's slow blink); nil: once.
     var until: Instant?
+
+    init(start: Instant, values: [Value], lengths: [Int64], until: Instant? = nil) {
+      self.start = start
+      self.values = values
+      self.lengths = lengths
+      period = lengths.reduce(Int64(0)) { $0.saturatingAdd($1) }
+      self.until = until
+    }
 
     static func == (a: Steps, b: Steps) -> Bool {
       a.start == b.start && a.values == b.values && a.lengths == b.lengths && a.until == b.until
@@ -78,9 +90,8 @@ public struct Feedback: Equatable, Sendable {
     /// The value at `now` (nil: before the start, or after the end) and when it changes.
     func at(_ now: Instant) -> (value: Value?, next: Instant?) {
       guard now >= start else { return (nil, start) }
-      let period = lengths.reduce(Int64(0)) { $0.saturatingAdd($1.nanoseconds) }
       guard period > 0 else { return (nil, nil) }
-      var offset = (now - start).nanoseconds
+      var offset = now.nanoseconds.saturatingSubtract(start.nanoseconds)
       var base = start
       if let until {
         guard now < until else { return (nil, nil) }
@@ -92,14 +103,35 @@ public struct Feedback: Equatable, Sendable {
       }
       var edge = base
       for (value, length) in zip(values, lengths) {
-        edge = edge + length
-        if offset < length.nanoseconds {
+        edge = edge.adding(nanoseconds: length)
+        if offset < length {
           return (value, until.map { min(edge, $0) } ?? edge)
         }
-        offset -= length.nanoseconds
+        offset -= length
       }
       return (nil, nil)
     }
+  }
+
+  /// The steps that are the same at every cue, made once (a cue shares them).
+  private enum Pattern {
+    static let click: [Int64] = [Timing.click.nanoseconds]
+    static let clickTone: [Int32] = [Timing.clickHz]
+    static let grantLight: [State] = [State(grantedLight: true)]
+    static let grantTones: [Int32] = Timing.grantTones.map(\.1)
+    static let grantToneLengths: [Int64] = Timing.grantTones.map(\.0.nanoseconds)
+    // on, off, on, off, on: then back to what the device showed before.
+    static let denyBlinks: [State] = (0..<(2 * Timing.denyBlinks - 1)).map {
+      $0 % 2 == 0 ? State(deniedLight: true) : .rest
+    }
+    static let denyBlinkLengths: [Int64] = Array(
+      repeating: Timing.denyBlink.nanoseconds, count: 2 * Timing.denyBlinks - 1)
+    static let denyTone: [Int32] = [Timing.denyTone.1]
+    static let denyToneLength: [Int64] = [Timing.denyTone.0.nanoseconds]
+    static let lockoutBlink: [State] = [State(deniedLight: true), .rest]
+    static let lockoutBlinkLengths: [Int64] = [
+      Timing.lockoutBlink.nanoseconds, Timing.lockoutBlink.nanoseconds,
+    ]
   }
 
   private var light: Steps<State>? = nil
@@ -112,27 +144,22 @@ public struct Feedback: Equatable, Sendable {
   public mutating func cue(_ cue: Cue, at now: Instant) {
     switch cue {
     case .key:
-      sound = Steps(start: now, values: [Timing.clickHz], lengths: [Timing.click])
+      sound = Steps(start: now, values: Pattern.clickTone, lengths: Pattern.click)
     case .granted(let open):
       let length = open > .zero ? open : Timing.grantLight
-      light = Steps(start: now, values: [State(grantedLight: true)], lengths: [length])
-      sound = Steps(
-        start: now, values: Timing.grantTones.map(\.1), lengths: Timing.grantTones.map(\.0))
+      light = Steps(start: now, values: Pattern.grantLight, lengths: [length.nanoseconds])
+      sound = Steps(start: now, values: Pattern.grantTones, lengths: Pattern.grantToneLengths)
     case .denied:
-      // on, off, on, off, on: then back to what the device showed before.
-      let steps = 2 * Timing.denyBlinks - 1
-      light = Steps(
-        start: now, values: (0..<steps).map { $0 % 2 == 0 ? State(deniedLight: true) : .rest },
-        lengths: Array(repeating: Timing.denyBlink, count: steps))
-      sound = Steps(start: now, values: [Timing.denyTone.1], lengths: [Timing.denyTone.0])
+      light = Steps(start: now, values: Pattern.denyBlinks, lengths: Pattern.denyBlinkLengths)
+      sound = Steps(start: now, values: Pattern.denyTone, lengths: Pattern.denyToneLength)
     case .locked(let until):
       guard until > now else {
         light = nil
         return
       }
       light = Steps(
-        start: now, values: [State(deniedLight: true), .rest],
-        lengths: [Timing.lockoutBlink, Timing.lockoutBlink], until: until)
+        start: now, values: Pattern.lockoutBlink, lengths: Pattern.lockoutBlinkLengths,
+        until: until)
     case .unlocked:
       if light?.until != nil { light = nil }
     }
@@ -147,7 +174,10 @@ public struct Feedback: Equatable, Sendable {
 
   /// The next moment after `now` at which `state` may change; nil when nothing plays.
   public func nextChange(after now: Instant) -> Instant? {
-    [light?.at(now).next, sound?.at(now).next].compactMap { $0 }.filter { $0 > now }.min()
+    let light = self.light?.at(now).next.flatMap { $0 > now ? $0 : nil }
+    let sound = self.sound?.at(now).next.flatMap { $0 > now ? $0 : nil }
+    guard let light, let sound else { return light ?? sound }
+    return min(light, sound)
   }
 
   /// Drops patterns that have ended, so an idle keypad holds none (`isIdle`).

@@ -46,15 +46,21 @@ final class FeedbackControl {
     (keypads.first { $0.name == keypad }?.feedback ?? .auto) == .auto
   }
 
+  /// Whether anything can show feedback: a door with Buzzer=, LedGranted= or LedDenied=,
+  /// or a device of a Feedback=auto keypad.
+  private var shown: Bool {
+    doors.contains { $0.buzzer != nil || $0.ledGranted != nil || $0.ledDenied != nil }
+      || devices().contains { plays($0.keypad) }
+  }
+
   /// How long the doors that `keypad` opens stay open: the longest OpenSec, zero for none.
   func openTime(_ keypad: String) -> Duration {
     doors.filter { $0.opens(for: keypad) }.map(\.open).max() ?? .zero
   }
 
-  var nextDeadline: Instant? {
-    let now = clock()
-    return patterns.values.compactMap { $0.nextChange(after: now) }.min()
-  }
+  /// When a keypad's pattern changes next (nil: none plays), worked out whenever the
+  /// patterns change: the daemon asks after every batch.
+  private(set) var nextDeadline: Instant?
 
   /// Each effect the daemon performs, before it does: a cue plays at once.
   func observe(_ effect: Effect) {
@@ -62,6 +68,10 @@ final class FeedbackControl {
     case .broadcast, .sendCode: break
     default: return  // never a cue: no clock read for a screen or a log line
     }
+    // Nothing to show a cue on and nothing playing: none is worked out, and no wake-up
+    // comes to end one. While one plays, every cue is (a device unplugged meanwhile
+    // shows the pattern when it is back).
+    guard !patterns.isEmpty || shown else { return }
     let now = clock()
     // Every keypad's pattern is kept (a door's lines show it); only Feedback=auto
     // keypads' devices are written to.
@@ -91,6 +101,7 @@ final class FeedbackControl {
   func restoreAll() {
     for keypad in patterns.keys { onState(keypad, .rest) }
     patterns = [:]
+    nextDeadline = nil
     restore { plays($0) }
   }
 
@@ -118,14 +129,23 @@ final class FeedbackControl {
         written[device.path] = entry
       }
     }
-    // A device that went away is forgotten.
-    written = written.filter { seen.contains($0.key) }
-    for (keypad, feedback) in patterns {
-      onState(keypad, feedback.state(at: now))
-      var settled = feedback
-      settled.settle(at: now)
-      patterns[keypad] = settled.isIdle ? nil : settled
+    // A device that went away is forgotten (each one seen was written above).
+    if written.count > seen.count { written = written.filter { seen.contains($0.key) } }
+    for (keypad, feedback) in patterns { onState(keypad, feedback.state(at: now)) }
+    // What has ended goes; changed in place (a write while iterating would copy them all).
+    var ended = false
+    var next: Instant?
+    var index = patterns.startIndex
+    while index != patterns.endIndex {
+      patterns.values[index].settle(at: now)
+      ended = ended || patterns.values[index].isIdle
+      if let change = patterns.values[index].nextChange(after: now) {
+        next = min(next ?? change, change)
+      }
+      patterns.formIndex(after: &index)
     }
+    if ended { patterns = patterns.filter { !$0.value.isIdle } }
+    nextDeadline = next
   }
 
   private func write(_ state: Feedback.State, to entry: inout Written, keypad: String, click: Bool)
