@@ -53,10 +53,10 @@ INSTALL_STRIP ?= $(if $(filter release,$(INSTALL_CONFIGURATION)),-s)
 # them up), without unwind tables (tools/discard-unwind-tables.ld says why; 940 KB), and
 # with a section per function, so that --gc-sections drops the unused ones (53 KB): the
 # daemon's package fits in 6 MiB (bench/README.md, "Issue 25, third round").
-# The functions the running daemon executes come first, side by side
-# (tools/pinpadd.order, made by tools/symbol-order.py): what the loop faults in (and,
-# under mlockall, locks) fills a few 64 KiB windows instead of one in every corner of
-# the binary (bench/README.md, "fourth round"). lld
+# The functions the running daemon executes come first, side by side, then those only
+# its start executes (tools/pinpadd.order, made by tools/symbol-order.py): what the loop
+# and the start fault in fills a few 64 KiB windows instead of one in every corner of
+# the binary (bench/README.md, "fourth round" and "Issue 55"). lld
 # skips names a build lacks; SwiftPM does not relink when only the list changes.
 RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now \
   -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
