@@ -74,8 +74,9 @@ public enum ProcessSetup {
     return done
   }
 
-  /// What `unlockReadOnlyFileMappings` did: how many mappings and bytes it unlocked, and
-  /// the first error (the others are left locked).
+  /// What `unlockReadOnlyFileMappings` did: how many mappings and bytes it unlocked
+  /// (those already unlocked counted again), and the first error (a mapping whose
+  /// munlock failed stays locked).
   public struct MappingsUnlocked: Sendable {
     public var mappings = 0
     public var bytes = 0
