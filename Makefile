@@ -22,7 +22,8 @@
 #                  and arm64 packages on clean Debian 13 systems (arm64 emulated); not in
 #                  `make test`: ~75 min more on a fresh clone (tests/system/README.md)
 #   make bench     the release build's figures beside a C baseline, and a table of each
-#                  figure against its goal (bench/README.md; some 10 minutes on 2 cores)
+#                  figure against its goal (bench/README.md; about 5 min on 2 cores,
+#                  17 the first time, when it makes its codes files)
 #   make bench-idle  the memory figures after an hour of idle (BENCH_IDLE_SECONDS)
 #
 # The set-up step installs Debian 12 packages with apt-get (as root, or through sudo).

@@ -7,7 +7,7 @@
 # then runs the driver (pinpadd and C alternated), the frame timings, and every
 # executable bench/parts/*.sh, printing their lines.
 #
-#   bench/run.sh [BIN]           every figure but the idle one (some 10 minutes here,
+#   bench/run.sh [BIN]           every figure but the idle one (about 5 minutes here,
 #                                on 2 cores; more the first time, when serve.sh and
 #                                door.sh make their codes files). BENCH_IDLE_SECONDS=N
 #                                adds the memory part's reading after N s of idle
