@@ -14,7 +14,7 @@
 #                                (counted beside the other parts; longer runs wait)
 #   bench/run.sh --idle [BIN]    the memory part alone, with its reading after
 #                                BENCH_IDLE_SECONDS (default 3600) of idle
-#                                (`make bench-idle`)
+#                                (`make bench-idle`; only the memory table at the end)
 #   bench/run.sh --smoke [BIN]   builds the baseline, the driver answers a few codes
 #                                against pinpadd and the C baseline (and a few under
 #                                the malloc counter): no figures
@@ -74,8 +74,9 @@ else
 fi
 
 # Each figure that has a goal (issue 25's; those of issues 13, 43 and 44 that are kept)
-# beside it, ✓ when met, ✗ when not; then the memory figures (issue 41) as a table.
-python3 - "$work/figures" <<'PY'
+# beside it, ✓ when met, ✗ when not (not with --idle, which measures none of them);
+# then the memory figures (issue 41) as a table.
+python3 - "$work/figures" "$idle" <<'PY'
 import re, sys
 GOALS = [  # figure, comparison, limit
     ("code_cpu_ratio", "<=", 1.5), ("replay_parse_ratio", "<=", 2),
@@ -103,10 +104,11 @@ def row(cells, widths):
                      for i, (c, w) in enumerate(zip(cells, widths))).rstrip())
 
 widths = (33, 12, 16, 3)
-print()
-row(("figure", "value", "goal", "met"), widths)
-print("-|-".join("-" * w for w in widths))
-for name, op, limit in GOALS:
+if not sys.argv[2]:
+    print()
+    row(("figure", "value", "goal", "met"), widths)
+    print("-|-".join("-" * w for w in widths))
+for name, op, limit in GOALS if not sys.argv[2] else []:
     goal = {"<=": "≤ ", "<": "< ", "=": "= "}[op] + f"{limit:g}"
     if name == "allocs_per_code":
         goal += " (fewer)"
