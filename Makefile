@@ -21,7 +21,10 @@
 #   make test-releases    that, the arm64 package cross-built and checked, and the amd64
 #                  and arm64 packages on clean Debian 13 systems (arm64 emulated); not in
 #                  `make test`: ~75 min more on a fresh clone (tests/system/README.md)
-#   make bench     the release build's figures beside a C baseline (bench/README.md)
+#   make bench     the release build's figures beside a C baseline, and a table of each
+#                  figure against its goal (bench/README.md; about 5 min on 2 cores,
+#                  17 the first time, when it makes its codes files)
+#   make bench-idle  the memory figures after an hour of idle (BENCH_IDLE_SECONDS)
 #
 # The set-up step installs Debian 12 packages with apt-get (as root, or through sudo).
 # The Swift 6.3 toolchain itself must already be on PATH (swift.org's Linux build).
@@ -56,10 +59,10 @@ INSTALL_STRIP ?= $(if $(filter release,$(INSTALL_CONFIGURATION)),-s)
 # of the daemon; bench/README.md, "Issue 55"). Identical functions are folded where that
 # is safe (--icf=safe: those whose address nothing takes, which lld knows only of C and
 # C++ objects; the runtime's, 7.8 KB).
-# The functions the running daemon executes come first, side by side
-# (tools/pinpadd.order, made by tools/symbol-order.py): what the loop faults in (and,
-# under mlockall, locks) fills a few 64 KiB windows instead of one in every corner of
-# the binary (bench/README.md, "fourth round"). lld
+# The functions the running daemon executes come first, side by side, then those only
+# its start executes (tools/pinpadd.order, made by tools/symbol-order.py): what the loop
+# and the start fault in fills a few 64 KiB windows instead of one in every corner of
+# the binary (bench/README.md, "fourth round" and "Issue 55"). lld
 # skips names a build lacks; SwiftPM does not relink when only the list changes.
 RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now \
   -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
@@ -153,7 +156,7 @@ TEST_DEPS := console-setup-linux fonts-dejavu-core kbd util-linux systemd python
              mosquitto mosquitto-clients openssl $(DEB_DEPS) lintian mmdebstrap \
              qemu-system-arm qemu-user-static xz-utils sqlite3 procps
 
-.PHONY: all build release deps deb-deps test-deps run listen check test test-system fuzz build-asan test-asan test-vmlck bench install install-pinpadd install-pinpadctl deb format clean test-debian13 debian13-root test-releases
+.PHONY: all build release deps deb-deps test-deps run listen check test test-system fuzz build-asan test-asan test-vmlck bench bench-idle bench-deps install install-pinpadd install-pinpadctl deb format clean test-debian13 debian13-root test-releases
 
 all: build
 
@@ -269,15 +272,22 @@ test-system: test-deps
 	tests/system/run.sh all
 
 # Benchmarks print figures (and ratios against the C baseline, bench/baseline.c, from
-# the same run); they assert nothing, so they are not part of `make test` (which only
-# runs `bench/run.sh --smoke`). bench/README.md says what each figure means.
-# strace counts the syscalls per code, valgrind (callgrind) the instructions.
+# the same run), then a table of each figure beside its goal (✓/✗); they assert nothing,
+# so they are not part of `make test` (which only runs `bench/run.sh --smoke`).
+# bench/README.md says what each figure means. strace counts the syscalls per code,
+# valgrind (callgrind) the instructions.
+# `make bench` takes no idle reading of the memory part (BENCH_IDLE_SECONDS=N adds one
+# after N s, beside the other parts); `make bench-idle` runs the memory part alone, its
+# last reading after BENCH_IDLE_SECONDS (3600) of idle.
 BENCH_DEPS := strace valgrind python3
-bench: release
+bench-deps:
 	@if ! dpkg -s $(BENCH_DEPS) >/dev/null 2>&1; then \
 	  $(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BENCH_DEPS); \
 	fi
+bench: release bench-deps
 	bench/run.sh .build/release
+bench-idle: release bench-deps
+	bench/run.sh --idle .build/release
 
 # Two parts, one per Debian package (debian/rules installs each into its own):
 # install-pinpadd: the daemon, its socket and unit, the udev rules, its user, pinpadd(8),

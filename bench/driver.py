@@ -44,12 +44,14 @@ REPLAY_ROUNDS = 7
 REPLAY_INSTR_PRESSES = 4_000  # the replay under callgrind (about 50 times slower)
 STALLED_CLIENTS = 200
 CLIENTS = 1000
-MEMORY_CODES = 1000  # entries with the frames drawn, then an idle hour (memory part)
+MEMORY_CODES = 1000  # entries with the frames drawn, then (maybe) idle (memory part)
 MEMORY_RELOADS = 100  # SIGHUPs among them
-# How long the memory part's daemon idles before its last reading: an hour by default
-# (it runs beside the other parts, so `make bench` takes about that long);
-# BENCH_IDLE_SECONDS=60 for a quick look.
-MEMORY_IDLE_SECONDS = float(os.environ.get("BENCH_IDLE_SECONDS", "3600"))
+# How long the memory part's daemon idles before its last reading, counted from the end
+# of its codes (it idles beside the other parts): only when BENCH_IDLE_SECONDS is given
+# (`make bench-idle`: 3600, the memory part alone); without it `make bench` takes no
+# idle reading and the daemon stops with the other parts.
+MEMORY_IDLE_SECONDS = (float(os.environ["BENCH_IDLE_SECONDS"])
+                       if os.environ.get("BENCH_IDLE_SECONDS") else None)
 
 
 def emit(name, value):
@@ -559,7 +561,7 @@ class Bench:
         frame into an 800x480 framebuffer in memory, as on fbdev, and writes it out):
         read at idle after start, after MEMORY_CODES entries and MEMORY_RELOADS SIGHUP
         reloads, and (memory_end) after MEMORY_IDLE_SECONDS of idle, while the other
-        parts run."""
+        parts run (no idle reading without BENCH_IDLE_SECONDS)."""
         frames = os.path.join(self.dir, "memory-frames")
         os.makedirs(frames, exist_ok=True)
         # The unit's LimitMEMLOCK=infinity where this process may raise the limit (the
@@ -595,6 +597,10 @@ class Bench:
     def memory_end(self):
         daemon, since = self.memory_daemon
         try:
+            if MEMORY_IDLE_SECONDS is None:
+                print("# memory: no idle reading (make bench-idle, or BENCH_IDLE_SECONDS)",
+                      flush=True)
+                return
             left = MEMORY_IDLE_SECONDS - (time.perf_counter() - since)
             if left > 0:
                 print(f"# memory: idling {left:.0f} s more (BENCH_IDLE_SECONDS)", flush=True)

@@ -1,16 +1,19 @@
 #!/usr/bin/env python3
 """Writes tools/pinpadd.order: the functions a running pinpadd executes once it is up,
-for lld's --symbol-ordering-file (Makefile RELEASE_FLAGS).
+then those only its start executes, for lld's --symbol-ordering-file (Makefile
+RELEASE_FLAGS).
 
 The kernel maps a binary's code 64 KiB around each page a process touches (fault-
-around), and under mlockall(MCL_ONFAULT) what is mapped stays locked. Laid side by
-side, the functions the running daemon executes take a few such windows instead of
-one in every corner of the binary.
+around), and what is mapped stays resident (the idle RSS). Laid side by side, the
+functions the running daemon executes take a few such windows instead of one in every
+corner of the binary; the start's, laid next to them, a few more instead of most of the
+binary (issue 55).
 
     tools/symbol-order.py [.build/release/pinpadd] > tools/pinpadd.order
 
 Runs the release binary under callgrind, collecting only inside the event loop
-(`EventLoop.run`), on the bench's workloads (bench/driver.py): codes granted and denied
+(`EventLoop.run`), and again collecting from exec to the loop (the start), on the
+bench's workloads (bench/driver.py): codes granted and denied
 with each display pinpadd can show here (none, the text console on a pty, snapshot
 frames), status requests and a reload. Keeps the functions that ran and that lld can
 move on their own: those of pinpadd's modules (built with -function-sections) and of
@@ -51,12 +54,15 @@ def ran_functions(out):
     return names
 
 
-def workload(bench, valgrind, program, display, out):
+def workload(bench, valgrind, program, display, out, start=False):
+    """The workload under callgrind: `out` holds what ran in the loop; with `start`,
+    `out`.1 what ran from exec to the loop (the profile dumped as the loop begins)."""
     if display == "snapshot":
         os.makedirs(os.path.join(bench.dir, "frames"), exist_ok=True)
         display = f"snapshot:{bench.dir}/frames"
+    cut = f"--dump-before={LOOP}" if start else f"--toggle-collect={LOOP}"
     daemon = bench.pinpadd(display=display, program=program, wrap=(
-        valgrind, "--tool=callgrind", "--quiet", f"--toggle-collect={LOOP}",
+        valgrind, "--tool=callgrind", "--quiet", cut,
         "--compress-strings=no", "--compress-pos=no", f"--callgrind-out-file={out}"))
     try:
         client = driver.Client(daemon.path)
@@ -149,12 +155,15 @@ def main():
     try:
         program = os.path.join(bench.dir, "pinpadd-nodebug")  # valgrind 3.19: no DWARF 5
         subprocess.run(["strip", "--strip-debug", "-o", program, args.binary], check=True)
-        ran = set()
+        ran, started = set(), set()
         for display in ("none", "console", "snapshot"):
             out = os.path.join(bench.dir, f"callgrind-{display}.out")
             workload(bench, valgrind, program, display, out)
             ran |= ran_functions(out)
-        for name in sorted(ran & movable(args.binary)):
+            workload(bench, valgrind, program, display, out + "-start", start=True)
+            started |= ran_functions(out + "-start.1")
+        can_move = movable(args.binary)
+        for name in sorted(ran & can_move) + sorted((started - ran) & can_move):
             print(name)
     finally:
         bench.log.close()

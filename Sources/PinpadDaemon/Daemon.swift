@@ -35,6 +35,9 @@ public final class Daemon {
   let clock: () -> Instant
   /// Set while the loop runs and an effect asked to leave it.
   var exitCode: Int32 = 0
+  /// Run after each reload has been carried out (pinpadd's main: unlocks the read-only
+  /// file mappings the reload made, which `mlockall`'s MCL_FUTURE locked).
+  public var afterReload: (() -> Void)?
   /// `send`'s effect buffer, emptied after each event and kept, so an event allocates
   /// no array.
   @exclusivity(unchecked) private var effects: [Effect] = []
@@ -252,6 +255,7 @@ public final class Daemon {
     } catch {
       log.error("reload failed, keeping the old configuration: \(error)")
     }
+    afterReload?()
   }
 
   /// An event from an input that feeds `keypad`.

@@ -78,7 +78,23 @@ public enum DaemonMain {
       log.error(error.description)
       return error.exitCode
     }
+    if memoryLocked {
+      // Set up (the program, its libraries and the fonts are mapped): what holds no
+      // digit is unlocked, and again after each reload.
+      unlockReadOnlyFileMappings(log: log)
+      daemon.afterReload = { unlockReadOnlyFileMappings(log: log) }
+    }
     return daemon.run()
+  }
+
+  /// `ProcessSetup.unlockReadOnlyFileMappings`, its outcome logged (a refused munlock
+  /// leaves those pages locked, as they were).
+  static func unlockReadOnlyFileMappings(log: Logger) {
+    let done = ProcessSetup.unlockReadOnlyFileMappings()
+    if let failure = done.failure {
+      log.warning("read-only file mappings stay locked: \(failure)")
+    }
+    log.debug("unlocked \(done.mappings) read-only file mappings (\(done.bytes / 1024) KiB)")
   }
 
   static func listDevices(config: Configuration) -> Int32 {

@@ -369,6 +369,10 @@ import Testing
     let served = try statusKiB(serve.pid, "VmLck")
     print("VmLck of serve after a code: \(served) kB")
     #expect(served > 0)
+    // What is locked is the code buffers, in writable memory: never code or constants.
+    let servedLocked = try ProcessMappings(serve.pid).mappings.filter(\.locked)
+    let servedWritable = servedLocked.allSatisfy { $0.writable }
+    #expect(!servedLocked.isEmpty && servedWritable, "\(servedLocked.map(\.summary))")
     serve.kill(SIGTERM)
     unlink(dir.file("fake.sock"))
     server = try ProtocolServer(path: dir.file("fake.sock"))
@@ -378,6 +382,11 @@ import Testing
     server.send(line)
     server.send(#"{"type":"verdict","id":"l1","result":"denied"}"#)
     #expect(E2E.waitUntil(timeout: 5) { (try? statusKiB(listen.pid, "VmLck")) ?? 0 > 0 })
+    // Its line buffer (64 KiB, LockedLineBuffer) and no read-only mapping.
+    let listenLocked = try ProcessMappings(listen.pid).mappings.filter(\.locked)
+    let listenWritable = listenLocked.allSatisfy { $0.writable }
+    #expect(listenWritable, "\(listenLocked.map(\.summary))")
+    #expect(listenLocked.reduce(0) { $0 + $1.sizeKiB } >= 64)
     server.hangUp()
     let printed = listen.stdout.wait()
     #expect(printed == line + "\n" + #"{"type":"verdict","id":"l1","result":"denied"}"# + "\n")
@@ -406,6 +415,12 @@ import Testing
     let locked = try statusKiB(bridge.process.processIdentifier, "VmLck")
     print("VmLck of the bridge: \(locked) kB")
     #expect(locked > 0)
+    // Its buffer of the daemon's lines (64 KiB, LockedLineBuffer), in writable memory.
+    let lockedMappings = try ProcessMappings(bridge.process.processIdentifier).mappings
+      .filter(\.locked)
+    let allWritable = lockedMappings.allSatisfy { $0.writable }
+    #expect(allWritable, "\(lockedMappings.map(\.summary))")
+    #expect(lockedMappings.reduce(0) { $0 + $1.sizeKiB } >= 64)
   }
 
   @Test("a serve started before the first hash takes up the key hash made beside the codes file")

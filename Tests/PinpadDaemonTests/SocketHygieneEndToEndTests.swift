@@ -178,18 +178,57 @@ import Testing
 
   // MARK: 1. The pages that hold digits are locked
 
+  /// Under mlockall (root's CAP_IPC_LOCK lifts the 8 MiB limit, as the unit's
+  /// LimitMEMLOCK=infinity does): every writable page stays locked, the entry's digits
+  /// and a client's output queue among them, found by what they hold; the read-only
+  /// mappings of the program and its libraries (code, constants: no digit) are unlocked
+  /// (issue 55), so VmLck counts only the writable ones.
   @Test(
     .enabled(
       if: getuid() == 0, "locking pages under an 8 MiB RLIMIT_MEMLOCK needs root here"))
   func pagesAreLockedWhileAnEntryIsOpen() throws {
     let daemon = try RunningDaemon(
-      config: "[Entry]\nInterKeyTimeoutSec=30\n", recording: E2E.recording("12"),
+      config: "[Entry]\nInterKeyTimeoutSec=30\n", recording: E2E.recording("31415926"),
       launcher: ["/usr/bin/prlimit", "--memlock=8388608:8388608", "--"])
     let client = try daemon.connect()
-    #expect(try client.waitFor("entry", timeout: 5) { $0.int("length") == 2 } != nil)
+    #expect(try client.waitFor("entry", timeout: 5) { $0.int("length") == 8 } != nil)
+    // A client that stops reading: its status replies wait in the daemon's output queue.
+    let stalled = try daemon.connect()
+    try fillKernelBuffer(of: stalled, watchedBy: client, queued: 64 * 1024)
     let locked = try vmLockedKiB(daemon.pid)
-    print("VmLck with an entry open: \(locked) kB")
+    let maps = try ProcessMappings(daemon.pid)
+    let readOnlyFileKiB = maps.readOnlyFile.reduce(0) { $0 + $1.sizeKiB }
+    let writableKiB = maps.writable.reduce(0) { $0 + $1.sizeKiB }
+    print(
+      "VmLck with an entry open: \(locked) kB; writable mappings \(writableKiB) kB, "
+        + "read-only file mappings \(readOnlyFileKiB) kB")
     #expect(locked > 0)
+    let lockedReadOnly = maps.readOnlyFile.filter { $0.locked || $0.lockedKiB > 0 }
+    #expect(lockedReadOnly.isEmpty, "\(lockedReadOnly.map(\.summary))")
+    let unlockedWritable = maps.writable.filter { !$0.locked }
+    #expect(unlockedWritable.isEmpty, "\(unlockedWritable.map(\.summary))")
+    #expect(locked <= maps.mappings.filter { !$0.fileBacked || $0.writable }.reduce(0) {
+      $0 + $1.sizeKiB
+    })
+    // The entry's slot (32 bytes: the 8 digits as values, then zeros) is in a locked
+    // mapping, and resident there.
+    let slot: [UInt8] = [3, 1, 4, 1, 5, 9, 2, 6] + [UInt8](repeating: 0, count: 24)
+    let slots = maps.addresses(of: slot, alignment: 32)
+    #expect(!slots.isEmpty, "the entry's digits were not found in a writable mapping")
+    for address in slots {
+      let mapping = maps.mapping(holding: address)
+      #expect(mapping?.locked == true && mapping!.lockedKiB > 0, "\(mapping?.summary ?? "")")
+    }
+    // The stalled client's output queue: the mapping that holds its waiting replies.
+    let replies = maps.addresses(of: Array(#"{"type":"status","#.utf8))
+    let queues = Dictionary(grouping: replies) { maps.mapping(holding: $0)?.start ?? 0 }
+      .filter { $0.value.count >= 100 }.keys
+    #expect(!queues.isEmpty, "no mapping holds the stalled client's replies")
+    for start in queues {
+      let mapping = maps.mapping(holding: start)
+      #expect(mapping?.locked == true && mapping!.lockedKiB > 0, "\(mapping?.summary ?? "")")
+    }
+    stalled.close()
     #expect(daemon.stop() == 0)
   }
 }

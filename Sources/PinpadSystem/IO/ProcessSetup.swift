@@ -42,6 +42,47 @@ public enum ProcessSetup {
     return mlockall(Int32(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT)) == 0
   }
 
+  /// After `lockMemoryIfAllowed`: unlocks (munlock(2)) every mapping /proc/self/maps lists
+  /// now that is backed by a file and not writable (`MemoryMapping.needsNoLock`): the
+  /// code and constants of the program, its libraries and the loader, their RELRO and
+  /// the gaps between their segments, a font file mapped read-only. A file's clean page
+  /// is dropped under pressure and read back, never written to swap, so locking it keeps
+  /// no digit from the disk; it only kept every page the start touched locked for good
+  /// (bench/README.md, "Issue 55: locked pages"). What is writable or anonymous, where
+  /// every digit is (the entry's slots, the socket's buffers, the heap, the stacks),
+  /// stays locked. No page is dropped and none faulted: what is resident stays so, and
+  /// the kernel may reclaim it under pressure like any file's cache.
+  /// MCL_FUTURE still locks what is mapped later, read-only files too (the daemon calls
+  /// this again after each reload, which is what maps fonts and NSS modules).
+  /// Call it with no other thread running (a mapping unmapped and another made at its
+  /// place between the read and the munlock would be unlocked): pinpadd has one.
+  public static func unlockReadOnlyFileMappings() -> MappingsUnlocked {
+    var done = MappingsUnlocked()
+    let text: [UInt8]
+    do { text = try FileSystem.read("/proc/self/maps", limit: 4 << 20) } catch {
+      done.failure = error.description
+      return done
+    }
+    for mapping in MemoryMapping.parse(text) where mapping.needsNoLock {
+      if munlock(UnsafeRawPointer(bitPattern: mapping.start), mapping.byteCount) == 0 {
+        done.mappings += 1
+        done.bytes += mapping.byteCount
+      } else if done.failure == nil {
+        done.failure = "munlock: \(Errno.current)"
+      }
+    }
+    return done
+  }
+
+  /// What `unlockReadOnlyFileMappings` did: how many mappings and bytes it unlocked
+  /// (those already unlocked counted again), and the first error (a mapping whose
+  /// munlock failed stays locked).
+  public struct MappingsUnlocked: Sendable {
+    public var mappings = 0
+    public var bytes = 0
+    public var failure: String?
+  }
+
   /// mlock(2) of the pages under `count` bytes at `address`, so what they hold is never
   /// written to swap. Best effort: false when RLIMIT_MEMLOCK (without CAP_IPC_LOCK)
   /// does not allow more. Pages are not unlocked again: a heap page may hold several
