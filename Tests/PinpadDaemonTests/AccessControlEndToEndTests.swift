@@ -186,13 +186,13 @@ final class ProtocolServer {
     }
   }
 
-  @Test func serveWithATagKeyGrantsACodeTypedOnTheRealDaemon() throws {
-    let dir = TempDir()
-    let key = dir.file("codes.key")
-    let lines = try ["alice", "bob"].enumerated().map { n, name in
-      try Self.hash([name, "--key", key], ["0007", "4242"][n] + "\n")
-    }
-    let codes = ControllerEndToEndTests.writeCodes(dir, lines.joined(separator: "\n") + "\n")
+  /// A daemon typed on through its terminal, a watching client, and `serve` with `codes`
+  /// and `key` connected to it: what is typed from now on goes to both (a code goes to the
+  /// clients there when it is done; a replay's fixed delay lost the race to a slow start
+  /// on a loaded machine).
+  static func serveOnTypedDaemon(_ dir: TempDir, codes: String, key: String) throws -> (
+    TypedDaemon, TestClient, RunningProcess
+  ) {
     let daemon = try TypedDaemon(config: "", dir: dir)
     let watcher = try daemon.connect()
     let serve = try RunningProcess(
@@ -201,9 +201,18 @@ final class ProtocolServer {
         "--socket", daemon.socket, "serve", "--state-dir", dir.file("state"), "--codes", codes,
         "--key", key,
       ])
-    // Typed once serve is connected: a code goes to the clients there when it is done (a
-    // fixed replay delay lost the race to a slow start on a loaded machine).
-    #expect(E2E.waitUntil(timeout: 20) { daemon.clients() == 2 })
+    #expect(E2E.waitUntil(timeout: 20) { daemon.clients() == 2 }, "serve did not connect")
+    return (daemon, watcher, serve)
+  }
+
+  @Test func serveWithATagKeyGrantsACodeTypedOnTheRealDaemon() throws {
+    let dir = TempDir()
+    let key = dir.file("codes.key")
+    let lines = try ["alice", "bob"].enumerated().map { n, name in
+      try Self.hash([name, "--key", key], ["0007", "4242"][n] + "\n")
+    }
+    let codes = ControllerEndToEndTests.writeCodes(dir, lines.joined(separator: "\n") + "\n")
+    let (daemon, watcher, serve) = try Self.serveOnTypedDaemon(dir, codes: codes, key: key)
     var results: [String] = []
     for pin in ["4242", "5555"] {
       daemon.type(pin + "\r")
@@ -224,16 +233,7 @@ final class ProtocolServer {
     let key = dir.file("codes.key")
     let dave = try Self.hash(["dave", "--duress", "--doors", "garage", "--key", key], "9753\n")
     let codes = ControllerEndToEndTests.writeCodes(dir, dave + "\n")
-    let daemon = try TypedDaemon(config: "", dir: dir)
-    let watcher = try daemon.connect()
-    let serve = try RunningProcess(
-      E2E.pinpadctl,
-      [
-        "--socket", daemon.socket, "serve", "--state-dir", dir.file("state"), "--codes", codes,
-        "--key", key,
-      ])
-    // Typed once serve is there to get the code (the watcher is the other client).
-    #expect(E2E.waitUntil(timeout: 20) { daemon.clients() == 2 })
+    let (daemon, watcher, serve) = try Self.serveOnTypedDaemon(dir, codes: codes, key: key)
     daemon.type("9753\r")
     let verdict = try #require(try watcher.waitFor("verdict", timeout: 8)).message
     #expect(verdict.string("result") == "denied")
