@@ -3,12 +3,26 @@ import Glibc
 import PinpadCore
 import PinpadSystem
 
+/// A mode of a connector as the kernel gives it (libdrm's `drmModeModeInfo`, kept whole
+/// for the modeset), with its size and refresh read out.
+public struct DRMMode {
+  fileprivate var info: drmModeModeInfo
+  public var width: Int { Int(info.hdisplay) }
+  public var height: Int { Int(info.vdisplay) }
+  public var refresh: Int { Int(info.vrefresh) }
+}
+
+/// What a CRTC showed before pinpadd took it (libdrm's `drmModeCrtc`), to put back.
+public struct DRMSavedCrtc {
+  fileprivate var crtc: drmModeCrtc
+}
+
 /// A connector found by a full probe, with what driving it needs.
 public struct DRMConnector {
   public var id: UInt32
   public var summary: DRMConnectorSummary
   /// The kernel's modes, in the order of `summary.modes`.
-  public var modes: [drmModeModeInfo]
+  public var modes: [DRMMode]
   /// The encoder driving it now (0: none) and those that could.
   public var encoder: UInt32
   public var encoders: [UInt32]
@@ -104,7 +118,8 @@ public final class DRMCard {
         }, panelRotation: panelRotation(of: c.pointee.connector_id))
       found.append(
         DRMConnector(
-          id: c.pointee.connector_id, summary: summary, modes: modes, encoder: c.pointee.encoder_id,
+          id: c.pointee.connector_id, summary: summary, modes: modes.map(DRMMode.init(info:)),
+          encoder: c.pointee.encoder_id,
           encoders: (0..<Int(c.pointee.count_encoders)).map { c.pointee.encoders[$0] }))
     }
     return found
@@ -155,10 +170,10 @@ public final class DRMCard {
   }
 
   /// What a CRTC shows now, to put back at exit (nil when it cannot be read).
-  public func crtcState(_ id: UInt32) -> drmModeCrtc? {
+  public func crtcState(_ id: UInt32) -> DRMSavedCrtc? {
     guard let crtc = drmModeGetCrtc(raw, id) else { return nil }
     defer { drmModeFreeCrtc(crtc) }
-    return crtc.pointee
+    return DRMSavedCrtc(crtc: crtc.pointee)
   }
 
   /// A 32 bpp dumb buffer of `width` x `height`, added as a framebuffer and mapped.
@@ -199,15 +214,16 @@ public final class DRMCard {
 
   /// Shows `framebuffer` on `crtc` driving `connector` in `mode` (a modeset, at once).
   public func show(
-    _ framebuffer: UInt32, crtc: UInt32, connector: UInt32, mode: drmModeModeInfo
+    _ framebuffer: UInt32, crtc: UInt32, connector: UInt32, mode: DRMMode
   ) throws {
     var connector = connector
-    var mode = mode
+    var mode = mode.info
     try check("drmModeSetCrtc", drmModeSetCrtc(raw, crtc, framebuffer, 0, 0, &connector, 1, &mode))
   }
 
   /// Puts a CRTC back as `crtcState` found it, if it showed a framebuffer.
-  public func restore(_ saved: drmModeCrtc, connector: UInt32) {
+  public func restore(_ saved: DRMSavedCrtc, connector: UInt32) {
+    let saved = saved.crtc
     guard saved.buffer_id != 0, saved.mode_valid != 0 else { return }
     var connector = connector
     var mode = saved.mode

@@ -1,4 +1,3 @@
-import CLibdrm
 import Glibc
 import PinpadCore
 import PinpadDRM
@@ -35,7 +34,7 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
   /// What is driven now; nil while nothing is (no connector yet, or it was unplugged).
   private var output: Output?
   /// What the CRTC first driven showed before, and the connector, put back at exit.
-  private var saved: (crtc: drmModeCrtc, connector: UInt32)?
+  private var saved: (crtc: DRMSavedCrtc, connector: UInt32)?
   private var buffers: [DRMBuffer] = []
   private var flipper = PageFlipper(width: 1, height: 1)
   private var terminal: VirtualTerminal?
@@ -50,7 +49,7 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
   private struct Output {
     var connector: UInt32
     var crtc: UInt32
-    var mode: drmModeModeInfo
+    var mode: DRMMode
   }
 
   /// No connector to drive; `mayAppear` when one may be plugged in later.
@@ -230,8 +229,8 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
     }
     let mode = connector.modes[index]
     let crtc = try card.crtc(for: connector)
-    let width = Int(mode.hdisplay)
-    let height = Int(mode.vdisplay)
+    let width = mode.width
+    let height = mode.height
     let turn = config.rotate ?? connector.summary.panelRotation ?? .none
     var replaced: [DRMBuffer] = []
     if newBuffers || buffers.isEmpty {
@@ -312,8 +311,7 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
         DRMHotplug.Shown(
           connector: $0.name,
           mode: .init(
-            width: Int(output.mode.hdisplay), height: Int(output.mode.vdisplay),
-            refresh: Int(output.mode.vrefresh)))
+            width: output.mode.width, height: output.mode.height, refresh: output.mode.refresh))
       }
     }
     let action = DRMHotplug.react(
