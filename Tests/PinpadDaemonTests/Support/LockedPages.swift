@@ -76,14 +76,14 @@ struct ProcessMappings {
   /// Every address in the process's writable mappings where `bytes` lie (at a multiple
   /// of `alignment`), read through /proc/PID/mem.
   func addresses(of bytes: [UInt8], alignment: UInt = 1) -> [UInt] {
-    let fd = open("/proc/\(pid)/mem", O_RDONLY)
-    guard fd >= 0 else { return [] }
-    defer { close(fd) }
+    guard let memoryFile = try? OwnedDescriptor.open("/proc/\(pid)/mem", O_RDONLY) else {
+      return []
+    }
     var found: [UInt] = []
     for mapping in writable where mapping.readable {
       var memory = [UInt8](repeating: 0, count: Int(mapping.end - mapping.start))
       let n = memory.withUnsafeMutableBytes {
-        pread(fd, $0.baseAddress, $0.count, off_t(bitPattern: mapping.start))
+        pread(memoryFile.fd.rawValue, $0.baseAddress, $0.count, off_t(bitPattern: mapping.start))
       }
       guard n == memory.count, memory.count >= bytes.count else { continue }
       var offset = 0
