@@ -86,7 +86,7 @@ public struct Options: Sendable {
 
       --config FILE     configuration (default /etc/pinpadd/pinpadd.conf, plus FILE.d/*.conf)
       --input SPEC      auto | DEVICE | replay:FILE | replay-fast:FILE | terminal (repeatable)
-      --display SPEC    auto | fb[:DEVICE] | console[:TTY] | none | snapshot:DIR
+      --display SPEC    auto | drm[:CARD] | fb[:DEVICE] | console[:TTY] | none | snapshot:DIR
       --socket PATH     controller socket (default from [Socket] Path=)
       --state-dir DIR   lockout state (default /var/lib/pinpadd; none: memory only)
       --log-level LVL   error | warning | info | debug (default info)
