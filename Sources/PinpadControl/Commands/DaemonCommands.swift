@@ -131,7 +131,7 @@ enum DaemonCommands {
     let connection = try LineConnection(path: path)
     connection.deadline = deadline
     guard let hello = try connection.nextLine() else {
-      throw SystemError("\(path): the daemon closed the connection", Errno(0))
+      throw SystemError.failure("\(path): the daemon closed the connection")
     }
     switch DaemonLine.decode(hello) {
     case .success(.error(let reason)): throw ControlError("\(path): \(reason)")

@@ -173,7 +173,7 @@ final class DoorLines {
     _ door: String, _ input: DoorMachine.Input, _ line: GPIOLine, _ events: EventPoll.Events
   ) {
     do {
-      if !events.isDisjoint(with: [.hangup, .error]) { throw Errno(19) }  // ENODEV
+      if !events.isDisjoint(with: [.hangup, .error]) { throw Errno.noDevice }
       _ = try line.drainEvents()
       onInput(door, input, try line.get())
     } catch {
