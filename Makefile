@@ -133,6 +133,19 @@ STATIC_CXX := $(CURDIR)/.build/static-libstdc++/$(ARCH)$(if $(filter 1,$(PINPADD
 STATIC_CXX_TRIPLET := $(if $(filter arm64,$(ARCH)),aarch64-linux-gnu,x86_64-linux-gnu)
 RELEASE_FLAGS += -Xlinker -L$(STATIC_CXX)
 
+# The static Swift runtime the release programs link against: the toolchain's own, with
+# its archives' public functions no longer marked retained (tools/static-stdlib.py says
+# why), so that the linker drops those nothing calls: 0.86 MB of each program. Its
+# modules and headers are the toolchain's (links), so only the link differs.
+STATIC_STDLIB := $(CURDIR)/.build/static-stdlib/$(ARCH)$(if $(filter 1,$(PINPADD_DEBIAN13)),-debian13)
+
+RELEASE_FLAGS += $(if $(filter $(ARCH),$(HOST_ARCH)),-Xswiftc -resource-dir -Xswiftc $(STATIC_STDLIB))
+
+$(STATIC_STDLIB)/linux/libswiftCore.a: tools/static-stdlib.py
+	@source=$(if $(filter $(ARCH),$(HOST_ARCH)),$$(swiftc -print-target-info | python3 -c \
+	  'import json, sys; print(json.load(sys.stdin)["paths"]["runtimeResourcePath"])')_static,$(ARM64_RUNTIME)); \
+	  tools/static-stdlib.py "$$source" $(STATIC_STDLIB)
+
 $(STATIC_CXX)/libstdc++.a:
 	@archive=$$(ls -v /usr/lib/gcc/$(STATIC_CXX_TRIPLET)/*/libstdc++.a 2>/dev/null | tail -n 1); \
 	  [ -n "$$archive" ] || { echo "no /usr/lib/gcc/$(STATIC_CXX_TRIPLET)/*/libstdc++.a (libstdc++-dev)" >&2; exit 1; }; \
@@ -182,7 +195,7 @@ build: deps
 	$(SWIFT) build -c $(CONFIGURATION)
 
 ifeq ($(ARCH)$(PINPADD_DEBIAN13),arm641)
-release: $(ARM64_BUILD)/destination.json $(STATIC_CXX)/libstdc++.a
+release: $(ARM64_BUILD)/destination.json $(STATIC_CXX)/libstdc++.a $(STATIC_STDLIB)/linux/libswiftCore.a
 	$(SWIFT) build $(RELEASE_FLAGS)
 
 # SwiftPM's cross destination (v1): this root's toolchain, "/" as the SDK (the arm64
@@ -191,11 +204,11 @@ $(ARM64_BUILD)/destination.json: Makefile
 	@mkdir -p $(@D)
 	printf '%s\n' '{"version":1,"sdk":"/","toolchain-bin-dir":"/usr/libexec/swift/bin",' \
 	  '"target":"aarch64-unknown-linux-gnu","extra-cc-flags":[],"extra-cpp-flags":[],' \
-	  '"extra-swiftc-flags":["-resource-dir","$(ARM64_RUNTIME)","-use-ld=lld","-Xlinker","--build-id"]}' >$@
+	  '"extra-swiftc-flags":["-resource-dir","$(STATIC_STDLIB)","-use-ld=lld","-Xlinker","--build-id"]}' >$@
 else
 # SwiftPM relinks nothing when only tools/pinpadd.order changed: the programs are
 # removed then, so that they are linked again in the new order.
-release: deps $(STATIC_CXX)/libstdc++.a
+release: deps $(STATIC_CXX)/libstdc++.a $(STATIC_STDLIB)/linux/libswiftCore.a
 	@dir=$(or $(RELEASE_SCRATCH),.build)/release; \
 	  if [ -e $$dir/pinpadd ] && [ tools/pinpadd.order -nt $$dir/pinpadd ]; then \
 	    rm -f $$dir/pinpadd $$dir/pinpadctl; fi

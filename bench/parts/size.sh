@@ -24,9 +24,11 @@ pinpadd=$(stat -c %s "$work/pinpadd")
 echo "pinpadd_stripped_bytes: $pinpadd"
 
 # The floor, compiled and linked as the Makefile's RELEASE_FLAGS make pinpadd (libstdc++
-# in it too when `make release` has made its folder).
+# and the unretained runtime in it too when `make release` has made their folders).
 cxx=.build/static-libstdc++/$(dpkg --print-architecture)
+stdlib=.build/static-stdlib/$(dpkg --print-architecture)
 "$SWIFTC" -O -static-stdlib -use-ld=lld $([ -e "$cxx/libstdc++.a" ] && echo -L "$cxx") \
+  $([ -e "$stdlib/linux/libswiftCore.a" ] && echo -resource-dir "$stdlib") \
   -Xlinker -z -Xlinker pack-relative-relocs \
   -Xlinker -z -Xlinker now -Xlinker --gc-sections -Xlinker --no-export-dynamic -Xlinker --icf=safe \
   -Xlinker --no-eh-frame-hdr -Xlinker -T -Xlinker tools/discard-unwind-tables.ld \
