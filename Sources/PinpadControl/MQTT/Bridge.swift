@@ -83,83 +83,49 @@ final class Bridge {
     }
   }
 
+  /// Until SIGTERM or SIGINT (exit 0), a refusal by the daemon or a fatal broker error.
   func run(signals: SignalReader) -> Int32 {
     session.start(now: Clock.monotonic())
     connectDaemon(now: Clock.monotonic())
-    let watches: WatchSet
-    var signalled = false
-    do {
-      watches = try WatchSet()
-      try watches.loop.watch(signals.fd, .readable) { _ in signalled = true }
-    } catch {
+    let loop: ServiceLoop
+    do { loop = try ServiceLoop(signals: signals) } catch {
       log.error("epoll: \(error)")
       return ExitCode.failure.rawValue
     }
-    var result: Int32 = 0
-    // After each wake-up (a descriptor ready, or the timer): whether to stop, then what
-    // to watch and when to wake next.
-    func turn() -> Bool {
-      if let fatal = session.fatal {
-        log.error(fatal)
-        result = ExitCode.unavailable.rawValue
-        return false
-      }
-      if let exitCode {
-        result = exitCode
-        return false
-      }
-      let daemonWatch = daemon.fd.map {
-        WatchSet.Want(
-          fd: $0.rawValue, generation: daemon.generation,
-          events: daemon.wantsWrite ? [.readable, .writable] : .readable)
-      }
-      do { try watches.sync([.broker: session.watch, .daemon: daemonWatch]) } catch {
-        log.error("epoll: \(error)")
-        result = ExitCode.failure.rawValue
-        return false
-      }
-      let now = Clock.monotonic()
-      let deadlines = [
-        session.nextDeadline, daemon.nextDeadline, core.nextStatusAt, localDeadline(now: now),
-      ].compactMap { $0 }
-      // Idle: wake for the keepalive only (a third of it), nothing else.
-      var timeout = Duration.seconds(Int64(MQTTClient.keepAliveSeconds)) / 3
-      if let soonest = deadlines.min() {
-        timeout = min(timeout, max(.zero, soonest - now) + .milliseconds(1))
-      }
-      watches.wake(at: now + timeout)
-      return true
-    }
-    guard turn() else { return result }
     do {
-      try watches.loop.run {
-        if signalled {
-          signalled = false
-          for signal in signals.read() where signal == SIGTERM || signal == SIGINT {
-            shutDown()
-            result = 0
-            watches.loop.stop()
-            return
-          }
-        }
-        let broker = watches.ready[.broker] ?? []
-        session.pump(readable: !broker.isDisjoint(with: [.readable, .error, .hangup]))
-        localTurn()
-        let fromDaemon = watches.ready[.daemon] ?? []
-        if fromDaemon.contains(.writable) { daemon.flush() }
-        if !fromDaemon.subtracting(.writable).isEmpty { readDaemon() }
-        let after = Clock.monotonic()
-        if let warning = daemon.report(now: after) { log.warning(warning) }
-        session.housekeeping(now: after)
-        connectDaemon(now: after)
-        perform(core.tick(now: after))
-        if !turn() { watches.loop.stop() }
-      }
+      return try loop.run(
+        onSignal: shutDown,
+        afterEach: {
+          afterWakeUp(brokerReadable: loop.brokerReadable, loop: loop)
+          return true
+        },
+        turn: { () throws(Errno) -> ServiceLoop.Next in
+          // Whether to stop, then what to watch and when to wake next.
+          if let code = ServiceLoop.fatal(session, log) ?? exitCode { return .stop(exitCode: code) }
+          try loop.sync(broker: session, daemon: daemon)
+          let now = Clock.monotonic()
+          let deadlines = [
+            session.nextDeadline, daemon.nextDeadline, core.nextStatusAt, localDeadline(now: now),
+          ]
+          return .wake(at: ServiceLoop.wake(now: now, deadlines: deadlines))
+        })
     } catch {
-      log.error("epoll: \(error)")
+      log.error("\(error)")
       return ExitCode.failure.rawValue
     }
-    return result
+  }
+
+  /// After each wake-up: the broker's socket, the door's turn, the daemon's socket, then
+  /// what is due.
+  private func afterWakeUp(brokerReadable: Bool, loop: ServiceLoop) {
+    session.pump(readable: brokerReadable)
+    localTurn()
+    loop.serveDaemon(daemon, read: readDaemon)
+    let after = Clock.monotonic()
+    if let warning = daemon.report(now: after) { log.warning(warning) }
+    session.housekeeping(now: after)
+    connectDaemon(now: after)
+    perform(core.tick(now: after))
   }
 
   // MARK: daemon side
