@@ -107,10 +107,8 @@ extension Bridge {
   /// it is there.
   func localCode(_ door: LocalDoor, _ code: CodeLine, _ line: UnsafeMutableBufferPointer<UInt8>) {
     let reachable = session.isConnected && door.siteOnline
-    switch door.decider.decide(
-      code, in: line, siteReachable: reachable,
-      send: { copy in publishCode(code, copy) })
-    {
+    let request = DoorDecider.Request(code: code, line: line)
+    switch door.decider.decide(request, siteReachable: reachable, send: { publishCode(code, $0) }) {
     case .toSite: break
     case .answered(let verdict):
       sendToDaemon(verdict)
