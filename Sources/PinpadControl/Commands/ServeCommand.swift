@@ -153,39 +153,32 @@ enum ServeCommand {
     return try serve(controller, socketPath: socketPath)
   }
 
-  /// One thread, one EventLoop (`WatchSet`): the daemon's link (`DaemonConnection`, the
-  /// bridge's: non-blocking, verdicts queued as the socket takes them, retried every
-  /// second while the daemon is away) and the timer of its next retry.
+  /// One thread, one `ServiceLoop`: the daemon's link (`DaemonConnection`, the bridge's:
+  /// non-blocking, verdicts queued as the socket takes them, retried every second while
+  /// the daemon is away) and the timer of its next retry.
   static func serve(_ controller: Controller, socketPath: String) throws -> Int32 {
     let daemon = DaemonConnection(path: socketPath)
-    let watches: WatchSet
-    do { watches = try WatchSet() } catch { throw SystemError("epoll", error) }
+    let loop: ServiceLoop
+    do { loop = try ServiceLoop() } catch { throw SystemError("epoll", error) }
     func say(_ text: String) { ControlMain.printError("pinpadctl serve: " + text) }
-    // After each wake-up: connect when due, then what to watch and when to wake next.
-    func turn() throws(Errno) {
-      let now = Clock.monotonic()
-      if let warning = daemon.connectIfDue(now: now) { say(warning) }
-      if let warning = daemon.report(now: now) { say(warning) }
-      let want = daemon.fd.map {
-        WatchSet.Want(
-          fd: $0.rawValue, generation: daemon.generation,
-          events: daemon.wantsWrite ? [.readable, .writable] : .readable)
-      }
-      try watches.sync([.daemon: want])
-      // Connected and nothing to report: nothing is due but what the socket brings.
-      watches.wake(at: max(now, daemon.nextDeadline ?? now + .seconds(3600)))
-    }
-    try watches.run(
+    try loop.run(
       afterEach: {
-        let ready = watches.ready[.daemon] ?? []
-        if ready.contains(.writable) { daemon.flush() }
-        if !ready.subtracting(.writable).isEmpty {
+        loop.serveDaemon(daemon) {
           daemon.read(now: Clock.monotonic()) { event in
             handle(event, daemon: daemon, controller: controller, say: say)
           }
         }
         return daemon.state.refusal == nil
-      }, turn: turn)
+      },
+      turn: { () throws(Errno) -> ServiceLoop.Next in
+        // Connect when due, then what to watch and when to wake next.
+        let now = Clock.monotonic()
+        if let warning = daemon.connectIfDue(now: now) { say(warning) }
+        if let warning = daemon.report(now: now) { say(warning) }
+        try loop.sync(daemon: daemon)
+        // Connected and nothing to report: nothing is due but what the socket brings.
+        return .wake(at: max(now, daemon.nextDeadline ?? now + .seconds(3600)))
+      })
     throw ControlError("\(socketPath): \(daemon.state.refusal ?? "refused")")
   }
 

@@ -18,17 +18,29 @@ final class Bridge {
   var exitCode: Int32? = nil
   /// The MQTT 5 message expiry of code messages: the verdict timeout, in whole seconds.
   let codeExpirySeconds: UInt32
-  /// With `Decide=local`: the door deciding codes itself (Bridge+Local.swift).
-  let door: DoorDecider?
-  /// With `Decide=local`: whether the site's retained `pinpadd/site/status` says online.
-  var siteOnline = false
-  /// The last `TOPIC/replica/state` published, and when.
-  var replicaState: (text: String, at: Instant)? = nil
-  /// With `Decide=local`: the pace of replica checks, the latest replica waiting for
-  /// its turn, and how many waiting ones a newer one replaced.
-  var replicaPace = ReplicaPace()
-  var waitingReplica: [UInt8]? = nil
-  var replicasSuperseded = 0
+  let mode: Mode
+
+  /// Who decides the codes (`[MQTT] Decide=`).
+  enum Mode {
+    /// The site: codes are published, verdicts forwarded; the link to the daemon exists
+    /// only while the broker connection does.
+    case site
+    /// The door itself, which keeps its link to the daemon (Bridge+Local.swift).
+    case local(LocalDoor)
+
+    /// Whether the link to the daemon stays while the broker is away.
+    var keepsDaemon: Bool {
+      if case .local = self { true } else { false }
+    }
+
+    /// The most a broker may send in one packet.
+    var maximumIncomingPacket: UInt32 {
+      switch self {
+      case .site: Bridge.maximumIncomingPacket
+      case .local: Bridge.maximumIncomingPacketLocal
+      }
+    }
+  }
 
   /// VerdictTimeoutSec rounded up to whole seconds (at least 1), MQTT's unit.
   static func expirySeconds(_ timeout: Duration) -> UInt32 {
@@ -42,9 +54,9 @@ final class Bridge {
 
   init(
     settings: MQTTSettings, password: SecretPassword?, socketPath: String, maxFailures: Int,
-    codeExpirySeconds: UInt32, keypads: [String], log: Logger, door: DoorDecider? = nil
+    codeExpirySeconds: UInt32, keypads: [String], log: Logger, mode: Mode = .site
   ) {
-    self.door = door
+    self.mode = mode
     self.socketPath = socketPath
     daemon = DaemonConnection(path: socketPath)
     self.log = log
@@ -59,107 +71,73 @@ final class Bridge {
     // MQTT 5 for message expiry on codes, the broker keeping large packets to itself,
     // retained verdicts never sent, and "session taken over" said by the broker.
     session.version = .v5
-    session.maximumIncomingPacket =
-      door == nil ? Bridge.maximumIncomingPacket : Bridge.maximumIncomingPacketLocal
+    session.maximumIncomingPacket = mode.maximumIncomingPacket
     session.onConnected = { [unowned self] client in
       let rc = client.subscribeSkippingRetained(core.verdictFilter)
       if rc != 0 {
         log.warning("cannot subscribe to \(core.verdictFilter): \(MQTTClient.describe(rc))")
       }
       subscribeDoorCommands(client)
-      localConnected(client)
+      if case .local(let door) = mode { localConnected(door, client) }
       connectDaemon(now: Clock.monotonic())
     }
     session.onLost = { [unowned self] in
-      siteOnline = false
-      replicaState = nil
+      switch mode {
       // A door deciding locally stays with its daemon (docs/protocol.md, "Replica").
-      if door != nil { return }
-      if daemon.stop() { log.warning("disconnecting from the daemon until the broker is back") }
+      case .local(let door): door.brokerLost()
+      case .site:
+        if daemon.stop() { log.warning("disconnecting from the daemon until the broker is back") }
+      }
     }
     session.onIncoming = { [unowned self] message in
-      if doorCommand(message) || localMessage(message) { return }
+      if doorCommand(message) { return }
+      if case .local(let door) = mode, localMessage(door, message) { return }
       verdictMessage(message)
     }
   }
 
+  /// Until SIGTERM or SIGINT (exit 0), a refusal by the daemon or a fatal broker error.
   func run(signals: SignalReader) -> Int32 {
     session.start(now: Clock.monotonic())
     connectDaemon(now: Clock.monotonic())
-    let watches: WatchSet
-    var signalled = false
-    do {
-      watches = try WatchSet()
-      try watches.loop.watch(signals.fd, .readable) { _ in signalled = true }
-    } catch {
+    let loop: ServiceLoop
+    do { loop = try ServiceLoop(signals: signals) } catch {
       log.error("epoll: \(error)")
       return ExitCode.failure.rawValue
     }
-    var result: Int32 = 0
-    // After each wake-up (a descriptor ready, or the timer): whether to stop, then what
-    // to watch and when to wake next.
-    func turn() -> Bool {
-      if let fatal = session.fatal {
-        log.error(fatal)
-        result = ExitCode.unavailable.rawValue
-        return false
-      }
-      if let exitCode {
-        result = exitCode
-        return false
-      }
-      let daemonWatch = daemon.fd.map {
-        WatchSet.Want(
-          fd: $0.rawValue, generation: daemon.generation,
-          events: daemon.wantsWrite ? [.readable, .writable] : .readable)
-      }
-      do { try watches.sync([.broker: session.watch, .daemon: daemonWatch]) } catch {
-        log.error("epoll: \(error)")
-        result = ExitCode.failure.rawValue
-        return false
-      }
-      let now = Clock.monotonic()
-      let deadlines = [
-        session.nextDeadline, daemon.nextDeadline, core.nextStatusAt, localDeadline(now: now),
-      ].compactMap { $0 }
-      // Idle: wake for the keepalive only (a third of it), nothing else.
-      var timeout = Duration.seconds(Int64(MQTTClient.keepAliveSeconds)) / 3
-      if let soonest = deadlines.min() {
-        timeout = min(timeout, max(.zero, soonest - now) + .milliseconds(1))
-      }
-      watches.wake(at: now + timeout)
-      return true
-    }
-    guard turn() else { return result }
     do {
-      try watches.loop.run {
-        if signalled {
-          signalled = false
-          for signal in signals.read() where signal == SIGTERM || signal == SIGINT {
-            shutDown()
-            result = 0
-            watches.loop.stop()
-            return
-          }
-        }
-        let broker = watches.ready[.broker] ?? []
-        session.pump(readable: !broker.isDisjoint(with: [.readable, .error, .hangup]))
-        localTurn()
-        let fromDaemon = watches.ready[.daemon] ?? []
-        if fromDaemon.contains(.writable) { daemon.flush() }
-        if !fromDaemon.subtracting(.writable).isEmpty { readDaemon() }
-        let after = Clock.monotonic()
-        if let warning = daemon.report(now: after) { log.warning(warning) }
-        session.housekeeping(now: after)
-        connectDaemon(now: after)
-        perform(core.tick(now: after))
-        if !turn() { watches.loop.stop() }
-      }
+      return try loop.run(
+        onSignal: shutDown,
+        afterEach: {
+          afterWakeUp(brokerReadable: loop.brokerReadable, loop: loop)
+          return true
+        },
+        turn: { () throws(Errno) -> ServiceLoop.Next in
+          // Whether to stop, then what to watch and when to wake next.
+          if let code = ServiceLoop.fatal(session, log) ?? exitCode { return .stop(exitCode: code) }
+          try loop.sync(broker: session, daemon: daemon)
+          let now = Clock.monotonic()
+          var deadlines = [session.nextDeadline, daemon.nextDeadline, core.nextStatusAt]
+          if case .local(let door) = mode { deadlines.append(localDeadline(door, now: now)) }
+          return .wake(at: ServiceLoop.wake(now: now, deadlines: deadlines))
+        })
     } catch {
-      log.error("epoll: \(error)")
+      log.error("\(error)")
       return ExitCode.failure.rawValue
     }
-    return result
+  }
+
+  /// After each wake-up: the broker's socket, the door's turn, the daemon's socket, then
+  /// what is due.
+  private func afterWakeUp(brokerReadable: Bool, loop: ServiceLoop) {
+    session.pump(readable: brokerReadable)
+    if case .local(let door) = mode { localTurn(door) }
+    loop.serveDaemon(daemon, read: readDaemon)
+    let after = Clock.monotonic()
+    if let warning = daemon.report(now: after) { log.warning(warning) }
+    session.housekeeping(now: after)
+    connectDaemon(now: after)
+    perform(core.tick(now: after))
   }
 
   // MARK: daemon side
@@ -167,7 +145,8 @@ final class Bridge {
   /// Connects to the daemon when its link says it is time, while the broker is there
   /// (or always, for a door deciding locally).
   func connectDaemon(now: Instant) {
-    guard session.isConnected || door != nil, let warning = daemon.connectIfDue(now: now) else {
+    guard session.isConnected || mode.keepsDaemon, let warning = daemon.connectIfDue(now: now)
+    else {
       return
     }
     log.warning(warning)
@@ -185,7 +164,10 @@ final class Bridge {
       case .malformed(let problem):
         log.warning(BridgeCore.describe(problem))
       case .line(.code(let code), let line):
-        if door != nil { localCode(code, line) } else { publishCode(code, line) }
+        switch mode {
+        case .site: publishCode(code, line)
+        case .local(let door): localCode(door, code, line)
+        }
         perform(core.codeTaken())
       case .line(let message, let line):
         perform(

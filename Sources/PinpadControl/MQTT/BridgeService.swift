@@ -45,12 +45,13 @@ enum BridgeService {
     let log = Logger(level: .info)
     guard let (config, settings, password) = MQTTLogin.load(configPath, required: configGiven)
     else { return ExitCode.config.rawValue }
-    var door: DoorDecider? = nil
+    var mode = Bridge.Mode.site
     if settings.decide == .local {
       do {
-        door = try DoorDecider(
+        let decider = try DoorDecider(
           settings: settings, stateDirectory: options.stateDirectory,
           lockoutRules: config.lockout, say: { log.log($0.level, $0.text) })
+        mode = .local(LocalDoor(decider))
       } catch {
         ControlMain.printError(error.description)
         return error.exitCode.rawValue
@@ -62,7 +63,7 @@ enum BridgeService {
       maxFailures: config.lockout.maxFailures,
       codeExpirySeconds: Bridge.expirySeconds(config.socket.verdictTimeout),
       keypads: config.keypads.isEmpty ? ["default"] : config.keypads.map(\.name), log: log,
-      door: door)
+      mode: mode)
     return bridge.run(signals: signals)
   }
 }

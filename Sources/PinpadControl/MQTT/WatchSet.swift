@@ -1,11 +1,11 @@
 import PinpadCore
 import PinpadSystem
 
-/// pinpadctl's MQTT loops on an `EventLoop`: the descriptors that come and go (the
-/// broker's socket, which libmosquitto opens and closes itself; the daemon's connection)
-/// are declared after every batch with `sync`, and the watches follow; `wake(at:)` sets
-/// the one timer. What each descriptor reported in the batch is in `ready`, for the
-/// owner's `afterEach`, and is cleared by `sync`.
+/// The watches of pinpadctl's service loops (`ServiceLoop`) on an `EventLoop`: the
+/// descriptors that come and go (the broker's socket, which libmosquitto opens and closes
+/// itself; the daemon's connection) are declared after every batch with `sync`, and the
+/// watches follow; `wake(at:)` sets the one timer. What each descriptor reported in the
+/// batch is in `ready`, for the owner's `afterEach`, and is cleared by `sync`.
 ///
 /// A descriptor is named by its slot and a generation (a new connection is a new
 /// generation, even when the kernel gives it the number of the one before): a closed
@@ -54,26 +54,6 @@ final class WatchSet {
       }
       watched[slot] = want
     }
-  }
-
-  /// Runs the loop of `serve` or its fleet controller: `turn` first (what to watch and
-  /// when to wake), then after each batch `afterEach` and, unless it returned false (the
-  /// loop stops), `turn` again. An epoll error stops it, thrown as `SystemError`.
-  func run(afterEach: () -> Bool, turn: () throws(Errno) -> Void) throws(SystemError) {
-    var failure: Errno? = nil
-    do throws(Errno) {
-      try turn()
-      try loop.run {
-        guard afterEach() else { return loop.stop() }
-        do throws(Errno) { try turn() } catch {
-          failure = error
-          loop.stop()
-        }
-      }
-    } catch {
-      throw SystemError("epoll", error)
-    }
-    if let failure { throw SystemError("epoll", failure) }
   }
 
   /// The loop wakes at `deadline` even when no descriptor is ready.

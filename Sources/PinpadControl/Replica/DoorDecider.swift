@@ -111,13 +111,19 @@ final class DoorDecider {
     case toSite
   }
 
-  /// Decides `code` (decoded from `line`, whose digits are zeroed). `site`: whether the
-  /// site can take a `uses=` line's code now (connected to the broker and the site
-  /// online); then `send` publishes the line to it before the digits are zeroed.
+  /// A code from the daemon: its `code` line, decoded from `line`.
+  struct Request {
+    var code: CodeLine
+    var line: UnsafeMutableBufferPointer<UInt8>
+  }
+
+  /// Decides `request.code` (the digits in `request.line` are zeroed). `siteReachable`:
+  /// whether the site can take a `uses=` line's code now (connected to the broker and
+  /// the site online); then `send` publishes the line to it before the digits are zeroed.
   func decide(
-    _ code: CodeLine, in line: UnsafeMutableBufferPointer<UInt8>, siteReachable: Bool,
-    send: (UnsafeMutableBufferPointer<UInt8>) -> Bool
+    _ request: Request, siteReachable: Bool, send: (UnsafeMutableBufferPointer<UInt8>) -> Bool
   ) -> Outcome {
+    let (code, line) = (request.code, request.line)
     let keypad = MQTTTopic.level(forKeypad: code.keypad)
     let attempt = Attempt(code, in: line, device: replica.device, keypad: keypad)
     let now = Controller.now()
