@@ -111,7 +111,7 @@ let package = Package(
     .testTarget(
       name: "PinpadSystemTests", dependencies: ["PinpadSystem", "PinpadCore", "PinpadTestSupport"]),
     .testTarget(name: "PinpadProgramTests", dependencies: ["PinpadProgram", "PinpadCore"]),
-    // pinpadctl's parts as values: the decision core with its shell, the commands' options.
+    // pinpadctl's shells as values: the decision core's shell, the commands' options.
     .testTarget(
       name: "PinpadControlTests",
       dependencies: ["PinpadControl", "PinpadControlCore", "PinpadCore", "PinpadTestSupport"]),

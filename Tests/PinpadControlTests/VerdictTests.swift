@@ -115,96 +115,75 @@ import Testing
   static func refusal<T>(_ body: () throws -> T) -> String? { OptionsTests.refusal(body) }
 
   @Test func verdictSendsWhatItWasGiven() throws {
-    let options = try #require(
-      try DaemonCommands.Options.parse("verdict", ["a1", "granted", "--message", "hi", "--duress"]))
+    let options = try VerdictCommand.Options.parse(["a1", "granted", "--message", "hi", "--duress"])
     #expect(throws: Never.self) { try options.validate() }
     #expect(
-      options.request?.line
+      options.request.line
         == #"{"type":"verdict","id":"a1","result":"granted","message":"hi","duress":true}"#)
   }
 
   @Test(arguments: [[], ["a1"], ["a1", "maybe"]])
   func verdictNeedsAnIdAndAResult(arguments: [String]) {
     #expect(
-      Self.refusal { try DaemonCommands.Options.parse("verdict", arguments) }
+      Self.refusal { try VerdictCommand.Options.parse(arguments) }
         == "verdict ID granted|denied [--message TEXT] [--duress]")
   }
 
   @Test func verdictRefusesAnUnknownOptionAndDuressWithDenied() throws {
     #expect(
-      Self.refusal { try DaemonCommands.Options.parse("verdict", ["a", "denied", "--x"]) }
+      Self.refusal { try VerdictCommand.Options.parse(["a", "denied", "--x"]) }
         == "unexpected --x")
-    let denied = try #require(
-      try DaemonCommands.Options.parse("verdict", ["a", "denied", "--duress"]))
+    let denied = try VerdictCommand.Options.parse(["a", "denied", "--duress"])
     #expect(Self.refusal { try denied.validate() } == "verdict: --duress goes with granted")
   }
 
   @Test func openTakesOneDoorName() throws {
     #expect(
-      try DaemonCommands.Options.parse("open", ["front"])?.request?.line
-        == #"{"type":"open","door":"front"}"#)
-    #expect(Self.refusal { try DaemonCommands.Options.parse("open", []) } == "open DOOR")
-    #expect(Self.refusal { try DaemonCommands.Options.parse("open", ["a", "b"]) } == "open DOOR")
-    let bad = try #require(try DaemonCommands.Options.parse("open", ["a b"]))
+      try OpenCommand.Options.parse(["front"]).request.line == #"{"type":"open","door":"front"}"#)
+    #expect(Self.refusal { try OpenCommand.Options.parse([]) } == "open DOOR")
+    #expect(Self.refusal { try OpenCommand.Options.parse(["a", "b"]) } == "open DOOR")
+    let bad = try OpenCommand.Options.parse(["a b"])
     #expect(Self.refusal { try bad.validate() } == "open: a b is not a door name")
   }
 
   @Test func listenAndStatusTakeNoArguments() throws {
-    #expect(try DaemonCommands.Options.parse("listen", []) == .listen)
-    #expect(try DaemonCommands.Options.parse("listen", [])?.request == nil)
-    #expect(
-      try DaemonCommands.Options.parse("status", [])?.request?.line == #"{"type":"status"}"#)
-    #expect(
-      Self.refusal { try DaemonCommands.Options.parse("listen", ["x"]) }
-        == "listen takes no arguments")
-    #expect(
-      Self.refusal { try DaemonCommands.Options.parse("status", ["x"]) }
-        == "status takes no arguments")
+    #expect(throws: Never.self) { try ListenCommand.parse([]) }
+    #expect(throws: Never.self) { try StatusCommand.parse([]) }
+    #expect(StatusCommand.request.line == #"{"type":"status"}"#)
+    #expect(Self.refusal { try ListenCommand.parse(["x"]) } == "listen takes no arguments")
+    #expect(Self.refusal { try StatusCommand.parse(["x"]) } == "status takes no arguments")
   }
 
-  @Test func otherCommandsAreNotTheDaemonsOneShots() throws {
-    #expect(try DaemonCommands.Options.parse("serve", ["--codes", "x"]) == nil)
-  }
-
-  static func answer(_ options: DaemonCommands.Options, _ line: String)
-    -> DaemonCommands.Answer
-  {
-    DaemonCommands.answer(to: options, try? DaemonLine.decode(Array(line.utf8)).get())
+  static func decoded(_ line: String) -> DaemonLine? {
+    try? DaemonLine.decode(Array(line.utf8)).get()
   }
 
   @Test func statusWaitsForTheStatusWhateverElseComes() {
-    #expect(Self.answer(.status, #"{"type":"status","keypads":[]}"#) == .done(print: true))
-    #expect(Self.answer(.status, #"{"type":"error","reason":"x"}"#) == .wait)
-    #expect(Self.answer(.status, "not json") == .wait)
+    let answer = { StatusCommand.answer(Self.decoded($0)) }
+    #expect(answer(#"{"type":"status","keypads":[]}"#) == .done(print: true))
+    #expect(answer(#"{"type":"error","reason":"x"}"#) == .wait)
+    #expect(answer("not json") == .wait)
   }
 
   @Test func verdictIsDoneWhenTheDaemonTakesItsIdOrRefused() {
-    let options = DaemonCommands.Options.verdict(
-      id: "a1", result: "granted", message: nil, duress: false)
-    #expect(Self.answer(options, #"{"type":"verdict","id":"a2","result":"granted"}"#) == .wait)
-    #expect(
-      Self.answer(options, #"{"type":"verdict","id":"a1","result":"granted"}"#)
-        == .done(print: false))
-    #expect(
-      Self.answer(options, #"{"type":"error","reason":"unknown id"}"#) == .refused("unknown id"))
+    let options = VerdictCommand.Options(id: "a1", result: "granted")
+    let answer = { options.answer(Self.decoded($0)) }
+    #expect(answer(#"{"type":"verdict","id":"a2","result":"granted"}"#) == .wait)
+    #expect(answer(#"{"type":"verdict","id":"a1","result":"granted"}"#) == .done(print: false))
+    #expect(answer(#"{"type":"error","reason":"unknown id"}"#) == .refused("unknown id"))
     // Not the protocol's (an error has a reason): passed over, as any line that is not.
-    #expect(Self.answer(options, #"{"type":"error"}"#) == .wait)
-    #expect(Self.answer(options, #"{"type":"verdict","id":"a1"}"#) == .wait)
+    #expect(answer(#"{"type":"error"}"#) == .wait)
+    #expect(answer(#"{"type":"verdict","id":"a1"}"#) == .wait)
   }
 
   @Test func openIsDoneOnlyWhenItsDoorUnlockedRemotely() {
-    let options = DaemonCommands.Options.open(door: "front")
+    let options = OpenCommand.Options(door: "front")
+    let answer = { options.answer(Self.decoded($0)) }
     #expect(
-      Self.answer(options, #"{"type":"door","door":"front","event":"unlocked","by":"remote"}"#)
+      answer(#"{"type":"door","door":"front","event":"unlocked","by":"remote"}"#)
         == .done(print: false))
-    #expect(
-      Self.answer(options, #"{"type":"door","door":"front","event":"unlocked","by":"code"}"#)
-        == .wait)
-    #expect(
-      Self.answer(options, #"{"type":"door","door":"back","event":"unlocked","by":"remote"}"#)
-        == .wait)
-    #expect(
-      Self.answer(options, #"{"type":"error","reason":"no such door"}"#) == .refused("no such door")
-    )
+    #expect(answer(#"{"type":"door","door":"front","event":"unlocked","by":"code"}"#) == .wait)
+    #expect(answer(#"{"type":"door","door":"back","event":"unlocked","by":"remote"}"#) == .wait)
+    #expect(answer(#"{"type":"error","reason":"no such door"}"#) == .refused("no such door"))
   }
 }

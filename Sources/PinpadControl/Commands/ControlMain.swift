@@ -111,11 +111,21 @@ public enum ControlMain {
     let command = options.command ?? ""
     let rest = options.arguments
     do {
-      if let request = try DaemonCommands.Options.parse(command, rest) {
-        try request.validate()
-        return try DaemonCommands.run(request, socketPath: socketPath, deadline: deadline)
-      }
       switch command {
+      case "listen":
+        try ListenCommand.parse(rest)
+        return try ListenCommand.run(socketPath: socketPath, deadline: deadline)
+      case "status":
+        try StatusCommand.parse(rest)
+        return try StatusCommand.run(socketPath: socketPath, deadline: deadline)
+      case "verdict":
+        let verdict = try VerdictCommand.Options.parse(rest)
+        try verdict.validate()
+        return try VerdictCommand.run(verdict, socketPath: socketPath, deadline: deadline)
+      case "open":
+        let open = try OpenCommand.Options.parse(rest)
+        try open.validate()
+        return try OpenCommand.run(open, socketPath: socketPath, deadline: deadline)
       case "serve":
         let serve = try ServeCommand.Options.parse(
           rest, globalBound: ProcessSetup.environment(ServeCommand.globalBoundVariable))

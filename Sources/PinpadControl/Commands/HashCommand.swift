@@ -7,7 +7,7 @@ import PinpadSystem
 /// `pinpadctl hash NAME [--card] [--duress] [--key FILE] [--config FILE]` and the rules
 /// of the line: reads a PIN (and with `--card` first a card number; an empty PIN then
 /// makes a card-only line), from the terminal without echo, twice each, or one line each
-/// from standard input when it is not a terminal (`SecretInput`), and prints the
+/// from standard input when it is not a terminal (`SecretLineReader`), and prints the
 /// codes-file line. Warns when the PIN's length or digits do not fit the daemon's
 /// `[Entry]` settings.
 enum HashCommand {
@@ -90,50 +90,59 @@ enum HashCommand {
     guard let key = loadKey(options) else { return ExitCode.config.rawValue }
     let withCard = options.withCard
     let terminal = FileDescriptor.standardInput.isTerminal
-    let card = SecretInput()
-    defer { card.wipe() }
+    let cardReader = SecretLineReader.typedInput()
+    defer { cardReader.wipe() }
+    var card: SecretLineReader.TypedLine? = nil
     if withCard {
-      guard read(card, "Card: ", terminal: terminal) else { return 1 }
-      guard card.isValidCard else {
+      guard let typed = read(cardReader, "Card: ", terminal: terminal) else { return 1 }
+      guard typed.isValidCard else {
         ControlMain.printError(
           "pinpadctl hash: a card number is 1 to \(CodesLookup.maxCardLength) letters or digits")
         return 1
       }
+      card = typed
     }
-    let code = SecretInput()
-    defer { code.wipe() }
-    guard read(code, withCard ? "PIN (empty: card only): " : "PIN: ", terminal: terminal) else {
-      return 1
-    }
-    let cardOnly = withCard && code.count == 0
+    let codeReader = SecretLineReader.typedInput()
+    defer { codeReader.wipe() }
+    guard
+      let code = read(
+        codeReader, withCard ? "PIN (empty: card only): " : "PIN: ", terminal: terminal)
+    else { return 1 }
+    let cardOnly = withCard && code.bytes.count == 0
     if !cardOnly {
       guard code.isValidCode else {
         ControlMain.printError("pinpadctl hash: a PIN is 1 to \(SecretDigits.capacity) digits")
         return 1
       }
       if let entry,
-        let warning = lengthWarning(count: code.count, entry: entry, allowed: code.digitsUsed)
+        let warning = lengthWarning(
+          count: code.bytes.count, entry: entry, allowed: code.digitsUsed)
       {
         ControlMain.printError("pinpadctl hash: warning: \(warning)")
       }
     }
     let hasher = PasswordHasher()
+    // crypt(3)'s NUL-terminated copy, as serve's (`CodeVerifier`).
+    let cString = SecretCString(capacity: SecretLineReader.typedCapacity)
     var line = CodesFile.Entry(name: options.who, pinHash: nil, duress: options.duress)
     line.rules = options.rules
     /// The hash of `input` and its tag; nil (after saying why) when libcrypt fails.
-    func hashed(_ input: SecretInput, _ kind: CodeTag.Kind, digits: Int) -> ([UInt8], CodeTag?)? {
-      guard let text = hasher.makeHash(code: input.cString) else {
+    func hashed(_ input: SecretLineReader.TypedLine, _ kind: CodeTag.Kind, digits: Int)
+      -> ([UInt8], CodeTag?)?
+    {
+      cString.set(input.bytes)
+      guard let text = hasher.makeHash(code: cString.pointer) else {
         ControlMain.printError("pinpadctl hash: libcrypt could not make a yescrypt hash")
         return nil
       }
       let hash = Array(text.utf8)
-      return (hash, key?.tag(kind, hash: hash, secret: input.buffer, digits: digits))
+      return (hash, key?.tag(kind, hash: hash, secret: input.bytes, digits: digits))
     }
     if !cardOnly {
       guard let pin = hashed(code, .pin, digits: CodeTag.pinDigits) else { return 1 }
       (line.pinHash, line.pinTag) = (pin.0, pin.1)
     }
-    if withCard {
+    if let card {
       guard let made = hashed(card, .card, digits: CodeTag.cardDigits) else { return 1 }
       (line.cardHash, line.cardTag) = (made.0, made.1)
     }
@@ -176,26 +185,27 @@ enum HashCommand {
     }
   }
 
-  /// Reads one secret into `input`: on a terminal twice without echo (they must agree),
-  /// else one line of standard input. False (after saying why) when cancelled.
-  private static func read(_ input: SecretInput, _ prompt: String, terminal: Bool) -> Bool {
-    guard terminal else {
-      input.readLine(from: .standardInput)
-      return true
-    }
-    let again = SecretInput()
-    defer { again.wipe() }
-    guard input.readFromTerminal(prompt: prompt), again.readFromTerminal(prompt: "Again: ")
+  /// Reads one secret with `reader`: on a terminal twice without echo (they must agree),
+  /// else one line of standard input. Nil (after saying why) when cancelled.
+  private static func read(_ reader: SecretLineReader, _ prompt: String, terminal: Bool)
+    -> SecretLineReader.TypedLine?
+  {
+    guard terminal else { return reader.readTypedLine() }
+    let againReader = SecretLineReader.typedInput()
+    defer { againReader.wipe() }
+    guard let typed = reader.readFromTerminal(prompt: prompt),
+      let again = againReader.readFromTerminal(prompt: "Again: ")
     else {
       ControlMain.printError("pinpadctl hash: cancelled")
-      return false
+      return nil
     }
-    guard input.count == again.count, constantTimeEqual(input.bytes, input.count, again.array())
+    guard typed.bytes.count == again.bytes.count,
+      constantTimeEqual(typed.bytes.baseAddress!, typed.bytes.count, Array(again.bytes))
     else {
       ControlMain.printError("pinpadctl hash: the two entries differ")
-      return false
+      return nil
     }
-    return true
+    return typed
   }
 
   /// Why a PIN of `count` digits (using the digits `allowed`) cannot be typed on the
@@ -216,4 +226,17 @@ enum HashCommand {
     }
     return nil
   }
+}
+
+/// What `hash` takes of a typed line.
+extension SecretLineReader.TypedLine {
+  var isValidCard: Bool { !tooLong && CodesLookup.isCard(bytes) }
+
+  var isValidCode: Bool {
+    !tooLong && (1...SecretDigits.capacity).contains(bytes.count)
+      && bytes.allSatisfy { (0x30...0x39).contains($0) }
+  }
+
+  /// The digit values (0...9) the line uses.
+  var digitsUsed: Set<UInt8> { Set(bytes.map { $0 &- 0x30 }) }
 }

@@ -1,12 +1,12 @@
 import PinpadCore
 
-/// The daemon's lines in one fixed buffer: allocated once, locked in memory
-/// (`SecretDigits.lockPages`, the hook pinpadctl sets to mlock(2) at start) before any
-/// byte is read into it, and zeroed as lines are used, so a `code` line's digits never
-/// land in a growable array, a String or swap (docs/protocol.md, "Socket: code").
-/// Bounded: a line longer than `capacity` cannot be taken (`isFull` with no line in it),
-/// and the reader then ends the connection. Pure: the caller does the reading
-/// (`SecretLineReader`).
+/// The daemon's lines (or a code typed for `pinpadctl hash`) in one fixed buffer:
+/// allocated once, locked in memory (`SecretDigits.lockPages`, the hook pinpadctl sets
+/// to mlock(2) at start) before any byte is read into it, and zeroed as lines are used,
+/// so a `code` line's digits never land in a growable array, a String or swap
+/// (docs/protocol.md, "Socket: code"). Bounded: a line longer than `capacity` cannot be
+/// taken (`isFull` with no line in it), and the reader then ends the connection. Pure:
+/// the caller does the reading (`SecretLineReader`).
 public final class LockedLineBuffer {
   /// Room for the largest `status` line many times over; a `code` line is under 300
   /// bytes.
@@ -73,6 +73,15 @@ public final class LockedLineBuffer {
     guard newline < filled else { return nil }
     consumed = newline + 1
     return UnsafeMutableBufferPointer(start: buffer, count: newline)
+  }
+
+  /// Zeroes and drops the last byte of the line being read (a Backspace typed at a
+  /// terminal); nothing when that line is empty.
+  public func removeLast() {
+    dropConsumed()
+    guard filled > 0 else { return }
+    filled -= 1
+    buffer[filled] = 0
   }
 
   /// Zeroes every byte and forgets what was read (the connection is gone).

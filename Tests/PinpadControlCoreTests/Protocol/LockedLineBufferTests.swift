@@ -67,6 +67,20 @@ private func text(_ line: UnsafeMutableBufferPointer<UInt8>?) -> String? {
     #expect(buffer.completeLine() == nil)
   }
 
+  @Test func removeLastZeroesTheLastByteOfTheLineBeingRead() {
+    let buffer = LockedLineBuffer(capacity: 16)
+    buffer.append(contentsOf: Array("12\n345".utf8))
+    #expect(text(buffer.completeLine()) == "12")
+    buffer.removeLast()
+    #expect(buffer.pendingBytesForTests == Array("34".utf8))
+    #expect(buffer.isZeroPastFilledForTests)
+    buffer.removeLast()
+    buffer.removeLast()
+    buffer.removeLast()
+    #expect(buffer.filled == 0)
+    #expect(buffer.isZeroPastFilledForTests)
+  }
+
   @Test func appendHandsTheFreeSpaceToTheReader() {
     let buffer = LockedLineBuffer(capacity: 16)
     buffer.append(contentsOf: Array("abc".utf8))
