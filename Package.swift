@@ -99,11 +99,19 @@ let package = Package(
       name: "pinpadd-bench-replica", dependencies: ["PinpadControl", "PinpadControlCore"],
       path: "bench/replica"),
 
-    // What the test targets share: temp folders, bounded waits, programs, the pty.
+    // What the test targets share: temp folders, bounded waits, programs, the pty, evemu
+    // recordings written. No product depends on it (nor on PinpadInputTestSupport).
     .target(
-      name: "PinpadTestSupport", dependencies: ["PinpadSystem"], path: "Tests/PinpadTestSupport"),
+      name: "PinpadTestSupport", dependencies: ["PinpadCore", "PinpadSystem"],
+      path: "Tests/PinpadTestSupport"),
+    // Simulated evdev devices for the keypad stack's tests and the daemon's.
+    .target(
+      name: "PinpadInputTestSupport",
+      dependencies: ["PinpadInput", "PinpadCore", "PinpadSystem", "CLibevdev"],
+      path: "Tests/PinpadInputTestSupport"),
     // A few presenter and untrusted-text tests check the console frames they give.
-    .testTarget(name: "PinpadCoreTests", dependencies: ["PinpadCore", "PinpadScreen"]),
+    .testTarget(
+      name: "PinpadCoreTests", dependencies: ["PinpadCore", "PinpadScreen", "PinpadTestSupport"]),
     .testTarget(name: "PinpadControlCoreTests", dependencies: ["PinpadControlCore", "PinpadCore"]),
     .testTarget(
       name: "PinpadScreenTests", dependencies: ["PinpadScreen", "PinpadCore", "PinpadFreeType"],
@@ -116,12 +124,15 @@ let package = Package(
       name: "PinpadControlTests",
       dependencies: ["PinpadControl", "PinpadControlCore", "PinpadCore", "PinpadTestSupport"]),
     .testTarget(
-      name: "PinpadInputTests", dependencies: ["PinpadInput", "PinpadSystem", "PinpadTestSupport"]),
+      name: "PinpadInputTests",
+      dependencies: [
+        "PinpadInput", "PinpadSystem", "PinpadTestSupport", "PinpadInputTestSupport",
+      ]),
     .testTarget(
       name: "PinpadDaemonTests",
       dependencies: [
         "PinpadDaemon", "PinpadControl", "PinpadControlCore", "PinpadProgram", "PinpadSystem",
-        "PinpadInput", "PinpadScreen", "PinpadTestSupport",
+        "PinpadInput", "PinpadScreen", "PinpadTestSupport", "PinpadInputTestSupport",
       ]),
   ],
   swiftLanguageModes: [.v6]

@@ -30,7 +30,7 @@ public final class EvdevDevice {
   /// loop; the fd stays readable and the next call continues.
   public var maxEventsPerRead = 512
 
-  private let source: EvdevSource
+  private let source: any EvdevSource
   private var isClosed = false
   /// The LEDs it has, each with whether it was on when it was opened.
   public let ledsAtOpen: [UInt16: Bool]
@@ -87,37 +87,19 @@ public final class EvdevDevice {
     }
     self.init(
       path: path, source: LibevdevSource(node, device: device), udev: identity,
-      staleDropsBefore: staleDropsBefore)
-    isWritable = writable
+      writable: writable, staleDropsBefore: staleDropsBefore)
   }
 
-  /// The test seam: a device that reads raw `struct input_event` records (see
-  /// `InputEvent.kernelRecord`) from `fd`, a pipe's non-blocking read end, as if it were
-  /// an evdev node with these keys, these keys down at open, and this identity. It takes
-  /// ownership of `fd`.
-  /// `leds`: the LEDs it has and whether each is on; `sounds`: its EV_SND codes. What is
-  /// written to it is kept, not sent: `simulatedWrites`.
-  public convenience init(
-    simulating identity: DeviceIdentity, keys: [KeyCode], keysDown: [KeyCode] = [],
-    leds: [UInt16: Bool] = [:], sounds: [UInt16] = [], fd: consuming OwnedDescriptor
+  /// A device read through `source` (`init(adopting:)`'s is libevdev on the node), found
+  /// at `path`. `udev`'s identity is completed from the source; `writable`: its LEDs and
+  /// beeper can be driven. `staleDropsBefore`: a SYN_DROPPED stamped before this instant
+  /// is the clock switch's (see `init(adopting:)`), not a loss since the state snapshot.
+  public init(
+    path: String, source: any EvdevSource, udev: DeviceIdentity?, writable: Bool = false,
+    staleDropsBefore: Instant? = nil
   ) {
-    let source = RecordPipeSource(
-      fd, identity: identity, keys: keys, keysDown: keysDown,
-      leds: Dictionary(uniqueKeysWithValues: leds.map { (Int($0.key), $0.value) }),
-      sounds: Set(sounds.map(Int.init)))
-    self.init(path: identity.devnode, source: source, udev: identity)
-    isWritable = true
-  }
-
-  /// A simulated device's writes as (type, code, value), SYN_REPORTs included.
-  public var simulatedWrites: [(type: UInt16, code: UInt16, value: Int32)] {
-    ((source as? RecordPipeSource)?.written ?? []).map { ($0.type, $0.code, $0.value) }
-  }
-
-  /// `staleDropsBefore`: a SYN_DROPPED stamped before this instant is the clock switch's
-  /// (see `init(adopting:)`), not a loss since the state snapshot.
-  init(path: String, source: EvdevSource, udev: DeviceIdentity?, staleDropsBefore: Instant? = nil) {
     self.path = path
+    isWritable = writable
     self.staleDropsBefore = staleDropsBefore
     self.source = source
     self.fd = FileDescriptor(rawValue: source.fd)
@@ -364,7 +346,7 @@ public final class EvdevDevice {
 
 extension InputEvent {
   /// The event as the kernel's `struct input_event` bytes (24 on 64-bit Linux), e.g. to
-  /// write into the pipe behind `EvdevDevice(simulating:...)`.
+  /// write into the pipe a test's `EvdevSource` reads.
   public var kernelRecord: [UInt8] {
     var raw = input_event()
     raw.time.tv_sec = Int(time.nanoseconds / 1_000_000_000)

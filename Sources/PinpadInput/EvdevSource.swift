@@ -3,15 +3,18 @@ import Glibc
 import PinpadCore
 import PinpadSystem
 
-/// Where `EvdevDevice` gets events and key state from: libevdev on a real node, or, in
-/// tests, raw `struct input_event` records on a pipe (libevdev cannot be initialised on a
-/// pipe: `libevdev_set_fd` asks the fd for its capabilities with evdev ioctls).
-protocol EvdevSource: AnyObject {
+/// Where `EvdevDevice` gets events and key state from: libevdev on a real node, or
+/// another reader of `struct input_event` records (the tests' `RecordPipeSource` reads
+/// them from a pipe: libevdev cannot be initialised on a pipe, `libevdev_set_fd` asks the
+/// fd for its capabilities with evdev ioctls).
+public protocol EvdevSource: AnyObject {
+  /// The descriptor to poll for events.
   var fd: Int32 { get }
   var name: String { get }
   var phys: String { get }
   var ids: (vendor: UInt16, product: UInt16, bustype: UInt16) { get }
   func has(type: Int32, code: Int) -> Bool
+  /// Whether key `code` is down.
   func isDown(_ code: Int) -> Bool
   /// An absolute axis' absinfo minimum and maximum, nil when unknown.
   func absoluteRange(_ code: Int) -> AxisRange?
@@ -26,6 +29,7 @@ protocol EvdevSource: AnyObject {
   func ledIsOn(_ code: Int) -> Bool
   /// Writes `events` to the device (an LED, a tone); 0 or -errno.
   func write(_ events: [input_event]) -> Int32
+  /// Frees what it holds and closes `fd`.
   func close()
 }
 
@@ -95,92 +99,4 @@ final class LibevdevSource: EvdevSource {
   }
 
   deinit { if let device { libevdev_free(device) } }
-}
-
-/// The test seam: raw `struct input_event` records read from a pipe, with the key state
-/// kept from the events read, as libevdev keeps it. A `SYN_DROPPED` record is reported
-/// like libevdev does; the "resync" then finds the key state as the records left it.
-final class RecordPipeSource: EvdevSource {
-  let fd: Int32
-  let name: String
-  let phys: String
-  let ids: (vendor: UInt16, product: UInt16, bustype: UInt16)
-  private let capabilities: Set<Int>
-  private var down: Set<Int>
-  private var buffer: [UInt8] = []
-  private var pending: [input_event] = []
-  private var pipe: OwnedDescriptor
-  private var leds: [Int: Bool]
-  private let sounds: Set<Int>
-  /// What was written to the device, in order (tests read it).
-  private(set) var written: [input_event] = []
-  /// The key state the next resync finds (keys that changed in events the kernel
-  /// dropped); nil: the state the records left.
-  var keysAfterDrop: Set<Int>?
-
-  /// Takes ownership of `pipe`, a non-blocking read end.
-  init(
-    _ pipe: consuming OwnedDescriptor, identity: DeviceIdentity, keys: [KeyCode],
-    keysDown: [KeyCode], leds: [Int: Bool] = [:], sounds: Set<Int> = []
-  ) {
-    self.leds = leds
-    self.sounds = sounds
-    self.fd = pipe.fd.rawValue
-    self.pipe = pipe
-    name = identity.name
-    phys = identity.phys
-    ids = (identity.vendor, identity.product, identity.bustype)
-    capabilities = Set(keys.map { Int($0.rawValue) })
-    down = Set(keysDown.map { Int($0.rawValue) })
-  }
-
-  func has(type: Int32, code: Int) -> Bool {
-    switch type {
-    case EV_KEY: capabilities.contains(code)
-    case EV_LED: leds[code] != nil
-    case EV_SND: sounds.contains(code)
-    default: false
-    }
-  }
-  func isDown(_ code: Int) -> Bool { down.contains(code) }
-  func absoluteRange(_ code: Int) -> AxisRange? { nil }
-
-  func next(sync: Bool, _ event: inout input_event) -> Int32 {
-    if !pipe.isOpen { return -EBADF }
-    if sync {
-      // The kernel's state after a drop, as EVIOCGKEY would report it.
-      if let state = keysAfterDrop { down = state }
-      keysAfterDrop = nil
-      return -EAGAIN
-    }
-    let size = MemoryLayout<input_event>.size
-    var chunk = [UInt8](repeating: 0, count: 64 * size)
-    let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-    if count < 0 && errno != EAGAIN { return -errno }
-    if count > 0 { buffer += chunk[0..<count] }
-    if count == 0 && !buffer.isEmpty { return -EINVAL }  // a torn record at EOF
-    guard buffer.count >= size else { return -EAGAIN }
-    event = buffer.withUnsafeBytes { $0.loadUnaligned(as: input_event.self) }
-    buffer.removeFirst(size)
-    if event.type == UInt16(EV_SYN) && event.code == UInt16(SYN_DROPPED) { return 1 }
-    if event.type == UInt16(EV_KEY) {
-      if event.value == 0 { down.remove(Int(event.code)) } else { down.insert(Int(event.code)) }
-    }
-    return 0
-  }
-
-  func grab(_ on: Bool) -> Int32 { -ENOTTY }
-
-  func ledIsOn(_ code: Int) -> Bool { leds[code] ?? false }
-
-  func write(_ events: [input_event]) -> Int32 {
-    guard pipe.isOpen else { return -EBADF }
-    written += events
-    for event in events where event.type == UInt16(EV_LED) {
-      leds[Int(event.code)] = event.value != 0
-    }
-    return 0
-  }
-
-  func close() { pipe.close() }
 }

@@ -1,3 +1,4 @@
+import PinpadTestSupport
 import Testing
 
 @testable import PinpadCore

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import PinpadCore
 import PinpadInput
+import PinpadInputTestSupport
 import PinpadSystem
 import Testing
 
@@ -14,28 +15,30 @@ import Testing
   static let ledType: UInt16 = 0x11, sndType: UInt16 = 0x12
   static let numLock: UInt16 = 0, capsLock: UInt16 = 1, tone: UInt16 = 2
 
-  /// A simulated keypad with NumLock on and CapsLock off, and a SND_TONE beeper.
-  static func pad() -> EvdevDevice {
+  /// A simulated keypad with NumLock on and CapsLock off, and a SND_TONE beeper; its
+  /// source keeps what is written to it.
+  static func pad() -> (EvdevDevice, RecordPipeSource) {
     var fds: [Int32] = [0, 0]
     precondition(pipe(&fds) == 0)
     _ = fcntl(fds[0], F_SETFL, O_NONBLOCK)
     // The write end is not needed: owned here, so it is closed once, now.
     var writer = OwnedDescriptor(taking: fds[1])
     writer.close()
-    return EvdevDevice(
-      simulating: DeviceIdentity(devnode: "/dev/input/event7", name: "Pad"),
-      keys: [.keypad(1), .kpEnter], leds: [numLock: true, capsLock: false], sounds: [tone],
-      fd: OwnedDescriptor(taking: fds[0]))
+    let source = RecordPipeSource(
+      OwnedDescriptor(taking: fds[0]),
+      identity: DeviceIdentity(devnode: "/dev/input/event7", name: "Pad"),
+      keys: [.keypad(1), .kpEnter], leds: [numLock: true, capsLock: false], sounds: [tone])
+    return (source.device(), source)
   }
 
   /// The writes after `from`, SYN_REPORTs left out, each with the clock's time then.
   final class Recorder {
-    let device: EvdevDevice
+    let source: RecordPipeSource
     var seen = 0
     var log: [(at: Double, type: UInt16, code: UInt16, value: Int32)] = []
-    init(_ device: EvdevDevice) { self.device = device }
+    init(_ source: RecordPipeSource) { self.source = source }
     func take(at: Double) {
-      let writes = device.simulatedWrites
+      let writes = source.written
       for write in writes[seen...] where write.type != 0 {
         log.append((at, write.type, write.code, write.value))
       }
@@ -69,10 +72,10 @@ import Testing
   )
   func patterns() throws {
     let harness = try DaemonHarness()  // no [Door]: the grant's light lasts 2 s
-    let device = Self.pad()
+    let (device, source) = Self.pad()
     let keypad = harness.daemon.session.defaultKeypad
     harness.input.feedbackDevices = [(keypad, device)]
-    let recorder = Recorder(device)
+    let recorder = Recorder(source)
     let client = try harness.connect()
 
     harness.type("1234E", numeric: true, gap: 0.05)
@@ -112,7 +115,7 @@ import Testing
     recorder.take(at: 0)
     #expect(recorder.caps().map(\.1) == [0])
     #expect(recorder.tones().last == 0)
-    #expect(!device.simulatedWrites.contains { $0.type == Self.ledType && $0.code == Self.numLock })
+    #expect(!source.written.contains { $0.type == Self.ledType && $0.code == Self.numLock })
   }
 
   @Test(
@@ -125,9 +128,9 @@ import Testing
     harness.type("1", numeric: true, gap: 0.02)
     #expect(harness.daemon.feedback.nextDeadline == nil)
     harness.advance(0.1)
-    let device = Self.pad()
+    let (device, source) = Self.pad()
     harness.input.feedbackDevices = [(harness.daemon.session.defaultKeypad, device)]
-    let recorder = Recorder(device)
+    let recorder = Recorder(source)
     harness.type("2", numeric: true, gap: 0.02)
     #expect(harness.daemon.feedback.nextDeadline != nil)
     recorder.take(at: 0)
@@ -138,19 +141,19 @@ import Testing
   @Test("Feedback=none: nothing is written to the keypad's device")
   func none() throws {
     let harness = try DaemonHarness(config: "[Keypad quiet]\nMatch=*\nFeedback=none\n")
-    let device = Self.pad()
+    let (device, source) = Self.pad()
     harness.input.feedbackDevices = [("quiet", device)]
     harness.type("12", keypad: "quiet", numeric: true)
     #expect(harness.stop() == 0)
-    #expect(device.simulatedWrites.isEmpty)
+    #expect(source.written.isEmpty)
   }
 
   @Test("SIGHUP switching a keypad to Feedback=none puts its LED back and silences it at once")
   func reloadToNone() throws {
     let harness = try DaemonHarness(config: "[Keypad pad]\nMatch=*\n")
-    let device = Self.pad()
+    let (device, source) = Self.pad()
     harness.input.feedbackDevices = [("pad", device)]
-    let recorder = Recorder(device)
+    let recorder = Recorder(source)
     let client = try harness.connect()
     harness.type("1234E", keypad: "pad", numeric: true, gap: 0.05)
     try Self.answer(client, "granted")

@@ -1,5 +1,6 @@
 import Glibc
 import PinpadCore
+import PinpadInputTestSupport
 import PinpadSystem
 import Testing
 
@@ -166,14 +167,15 @@ private final class FakeKernel {
     #expect(kernel.keys(kernel.device.readEvents()) == ["KEY_KP5=1"])
   }
 
-  @Test func theSimulatingInitialiserReadsRecordsToo() {
+  @Test func aWritableDeviceOnASourceReadsRecordsToo() {
     var fds: [Int32] = [0, 0]
     #expect(pipe(&fds) == 0)
     _ = fcntl(fds[0], F_SETFL, O_NONBLOCK)
     let writer = OpenDescriptor(OwnedDescriptor(taking: fds[1]))
-    let device = EvdevDevice(
-      simulating: DeviceIdentity(devnode: "/dev/input/event9", name: "Sim"),
-      keys: [.keypad(1)], fd: OwnedDescriptor(taking: fds[0]))
+    let device = RecordPipeSource(
+      OwnedDescriptor(taking: fds[0]),
+      identity: DeviceIdentity(devnode: "/dev/input/event9", name: "Sim"), keys: [.keypad(1)]
+    ).device()
     let record = InputEvent(time: .zero, type: 1, code: KeyCode.keypad(1).rawValue, value: 1)
       .kernelRecord
     _ = record.withUnsafeBytes { write(writer.fd, $0.baseAddress, $0.count) }

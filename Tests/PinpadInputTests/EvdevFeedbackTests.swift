@@ -1,6 +1,7 @@
 import CLibevdev
 import Glibc
 import PinpadCore
+import PinpadInputTestSupport
 import PinpadSystem
 import Testing
 
@@ -9,18 +10,20 @@ import Testing
 /// The keypad's LEDs and beeper (pinpadd.conf(5), Feedback=) through a simulated device:
 /// what pinpadd writes, and that the echoes a grabbing reader reads back are no keys.
 @Suite struct EvdevFeedbackTests {
-  /// A device on a pipe with `leds` and `sounds`; the pipe's write end is returned to
-  /// play the kernel.
-  func device(leds: [UInt16: Bool] = [:], sounds: [UInt16] = []) -> (EvdevDevice, OpenDescriptor) {
+  /// A device on a pipe with `leds` and `sounds`; its source (what was written to it)
+  /// and the pipe's write end (to play the kernel) are returned with it.
+  func device(leds: [UInt16: Bool] = [:], sounds: [UInt16] = []) -> (
+    EvdevDevice, RecordPipeSource, OpenDescriptor
+  ) {
     var fds: [Int32] = [0, 0]
     precondition(pipe(&fds) == 0)
     _ = fcntl(fds[0], F_SETFL, O_NONBLOCK)
     let writer = OpenDescriptor(OwnedDescriptor(taking: fds[1]))
-    let device = EvdevDevice(
-      simulating: DeviceIdentity(devnode: "/dev/input/event9", name: "Pad"),
-      keys: [.keypad(1), .kpEnter], leds: leds, sounds: sounds,
-      fd: OwnedDescriptor(taking: fds[0]))
-    return (device, writer)
+    let source = RecordPipeSource(
+      OwnedDescriptor(taking: fds[0]),
+      identity: DeviceIdentity(devnode: "/dev/input/event9", name: "Pad"),
+      keys: [.keypad(1), .kpEnter], leds: leds, sounds: sounds)
+    return (source.device(), source, writer)
   }
 
   @Test(
@@ -45,38 +48,38 @@ import Testing
 
   @Test("the LED state the device had is read, and a write changes it")
   func ledStateAndWrite() {
-    let (pad, _) = device(leds: [UInt16(LED_NUML): true])
+    let (pad, source, _) = device(leds: [UInt16(LED_NUML): true])
     #expect(pad.ledIsOn(UInt16(LED_NUML)))
     #expect(pad.setLED(UInt16(LED_NUML), on: false) == nil)
     #expect(!pad.ledIsOn(UInt16(LED_NUML)))
-    let writes = pad.simulatedWrites.map { "\($0.type):\($0.code):\($0.value)" }
+    let writes = source.written.map { "\($0.type):\($0.code):\($0.value)" }
     #expect(writes == ["\(EV_LED):\(LED_NUML):0", "\(EV_SYN):\(SYN_REPORT):0"])
   }
 
   @Test("a beeper with SND_TONE gets the pitch; one with SND_BELL only rings while it is not 0")
   func toneAndBell() {
-    let (tone, _) = device(sounds: [UInt16(SND_TONE), UInt16(SND_BELL)])
+    let (tone, toneSource, _) = device(sounds: [UInt16(SND_TONE), UInt16(SND_BELL)])
     #expect(tone.beeper == .tone)
     #expect(tone.sound(hz: 1500) == nil)
     #expect(tone.sound(hz: 0) == nil)
     #expect(
-      tone.simulatedWrites.filter { $0.type == UInt16(EV_SND) }.map { "\($0.code):\($0.value)" }
+      toneSource.written.filter { $0.type == UInt16(EV_SND) }.map { "\($0.code):\($0.value)" }
         == ["\(SND_TONE):1500", "\(SND_TONE):0"])
-    let (bell, _) = device(sounds: [UInt16(SND_BELL)])
+    let (bell, bellSource, _) = device(sounds: [UInt16(SND_BELL)])
     #expect(bell.beeper == .bell)
     _ = bell.sound(hz: 300)
     _ = bell.sound(hz: 0)
     #expect(
-      bell.simulatedWrites.filter { $0.type == UInt16(EV_SND) }.map { "\($0.code):\($0.value)" }
+      bellSource.written.filter { $0.type == UInt16(EV_SND) }.map { "\($0.code):\($0.value)" }
         == ["\(SND_BELL):1", "\(SND_BELL):0"])
-    let (mute, _) = device()
+    let (mute, _, _) = device()
     #expect(mute.beeper == nil)
     #expect(mute.sound(hz: 1000) != nil)
   }
 
   @Test("LED and sound events read back from the device are never keys")
   func echoesAreNoKeys() {
-    let (pad, writer) = device(leds: [UInt16(LED_NUML): false], sounds: [UInt16(SND_TONE)])
+    let (pad, _, writer) = device(leds: [UInt16(LED_NUML): false], sounds: [UInt16(SND_TONE)])
     let records = [
       InputEvent(time: .zero, type: UInt16(EV_LED), code: UInt16(LED_NUML), value: 1),
       InputEvent(time: .zero, type: UInt16(EV_SND), code: UInt16(SND_TONE), value: 2000),
@@ -89,10 +92,10 @@ import Testing
 
   @Test("a closed device writes nothing and says so")
   func closedDevice() {
-    let (pad, _) = device(leds: [UInt16(LED_NUML): false], sounds: [UInt16(SND_TONE)])
+    let (pad, source, _) = device(leds: [UInt16(LED_NUML): false], sounds: [UInt16(SND_TONE)])
     pad.close()
     #expect(pad.setLED(UInt16(LED_NUML), on: true) != nil)
     #expect(pad.feedbackLED == nil && pad.beeper == nil)
-    #expect(pad.simulatedWrites.isEmpty)
+    #expect(source.written.isEmpty)
   }
 }

@@ -112,6 +112,9 @@ private struct ConfigReader {
   var keypadHeaders: [String: Location] = [:]
   /// The last assignment of each keypad's "NAME.Key", for checks between its keys.
   var keypadAssigned: [String: Location] = [:]
+  /// The doors as read, in the order of their first headers; built into `config.doors`
+  /// by `validate()`.
+  var doors: [DoorConfig.Builder] = []
   /// The latest header of each door, and the last assignment of each "NAME.Key".
   var doorHeaders: [String: Location] = [:]
   var doorAssigned: [String: Location] = [:]
@@ -399,8 +402,8 @@ private struct ConfigReader {
         ? defaults.socket.verdictTimeout : try ConfigValue.duration(key, value, allowZero: false)
 
     case (.door(let name), _):
-      let index = config.doors.firstIndex(where: { $0.name == name })!
-      try config.doors[index].assign(key, value)
+      let index = doors.firstIndex(where: { $0.name == name })!
+      try doors[index].assign(key, value)
 
     default:
       throw ConfigProblem(unknownKey(key, in: section))
@@ -424,8 +427,8 @@ private struct ConfigReader {
     }
   }
 
-  /// Checks between keys, blaming whichever of them was set last.
-  func validate() throws(ConfigError) {
+  /// Checks between keys, blaming whichever of them was set last; builds the doors.
+  mutating func validate() throws(ConfigError) {
     let entry = config.entry
     if entry.minLength > entry.maxLength {
       throw blame(
@@ -548,22 +551,23 @@ extension ConfigReader {
     if let earlier = doorHeaders[name], earlier.source == here.source {
       throw here.error("[Door \(name)] is already defined at line \(earlier.line)")
     }
-    if doorHeaders[name] == nil { config.doors.append(DoorConfig(name: name)) }
+    if doorHeaders[name] == nil { doors.append(DoorConfig.Builder(name: name)) }
     doorHeaders[name] = here
     return .door(name)
   }
 
   /// Every door has a relay, names only keypads that exist, and no GPIO line serves two
-  /// purposes (in one door or across doors).
-  fileprivate func validateDoors() throws(ConfigError) {
+  /// purposes (in one door or across doors): then `config.doors` holds them.
+  fileprivate mutating func validateDoors() throws(ConfigError) {
     let keypadNames = config.keypads.isEmpty ? ["default"] : config.keypads.map(\.name)
     var used: [GPIOLineSpec: String] = [:]
-    for door in config.doors {
-      let header = doorHeaders[door.name]!
-      func at(_ key: String) -> Location { doorAssigned["\(door.name).\(key)"] ?? header }
-      guard door.relay != nil else {
+    var built: [DoorConfig] = []
+    for builder in doors {
+      let header = doorHeaders[builder.name]!
+      func at(_ key: String) -> Location { doorAssigned["\(builder.name).\(key)"] ?? header }
+      guard let door = builder.build() else {
         throw at("Relay").error(
-          "[Door \(door.name)] needs Relay= (the lock's GPIO line, CHIP:LINE)")
+          "[Door \(builder.name)] needs Relay= (the lock's GPIO line, CHIP:LINE)")
       }
       if let unknown = door.keypads.first(where: { !keypadNames.contains($0) }) {
         let known = keypadNames.joined(separator: ", ")
@@ -577,6 +581,8 @@ extension ConfigReader {
         }
         used[spec] = here
       }
+      built.append(door)
     }
+    config.doors = built
   }
 }

@@ -5,17 +5,17 @@ public struct DoorConfig: Equatable, Sendable {
   public var name: String
   /// Keypad names whose granted verdicts open this door; empty: every keypad.
   public var keypads: [String] = []
-  /// The lock's line; nil until `Relay=` is read (it is required).
-  public var relay: GPIOLineSpec? = nil
+  /// The lock's line (`Relay=`, required: the parser's `Builder` makes no door without it).
+  public var relay: GPIOLineSpec
   public var relayActiveLow = false
-  public var open: Duration = .seconds(3)
+  public var open = Self.defaultOpen
   public var failMode: DoorFailMode = .secure
   public var contact: GPIOLineSpec? = nil
   public var contactActiveLow = false
-  public var heldOpen: Duration = .seconds(30)
+  public var heldOpen = Self.defaultHeldOpen
   public var exitButton: GPIOLineSpec? = nil
   public var exitButtonActiveLow = false
-  public var debounce: Duration = .milliseconds(50)
+  public var debounce = Self.defaultDebounce
   /// Feedback at the door (pinpadd.conf(5), Buzzer=, LedGranted=, LedDenied=): outputs
   /// driven with the keypads' patterns (`Feedback`).
   public var buzzer: GPIOLineSpec? = nil
@@ -24,7 +24,10 @@ public struct DoorConfig: Equatable, Sendable {
   public var ledGrantedActiveLow = false
   public var ledDenied: GPIOLineSpec? = nil
   public var ledDeniedActiveLow = false
-  public init(name: String) { self.name = name }
+  public init(name: String, relay: GPIOLineSpec) {
+    self.name = name
+    self.relay = relay
+  }
 
   /// Whether a granted verdict from `keypad` opens this door.
   public func opens(for keypad: String) -> Bool { keypads.isEmpty || keypads.contains(keypad) }
@@ -39,6 +42,10 @@ public struct DoorConfig: Equatable, Sendable {
   public static let openRange: ClosedRange<Duration> = .milliseconds(100) ... .seconds(300)
   public static let heldOpenRange: ClosedRange<Duration> = .seconds(1) ... .seconds(3600)
   public static let debounceMax: Duration = .seconds(1)
+  /// OpenSec=, HeldOpenSec= and DebounceSec= when not set (or set empty).
+  public static let defaultOpen: Duration = .seconds(3)
+  public static let defaultHeldOpen: Duration = .seconds(30)
+  public static let defaultDebounce: Duration = .milliseconds(50)
 
   /// A door name is used in JSON, log lines and MQTT topics: letters, digits, `-`, `_`, `.`.
   public static func isValidName(_ name: String) -> Bool {
@@ -124,19 +131,53 @@ public struct GPIOLineSpec: Equatable, Hashable, Sendable, CustomStringConvertib
 }
 
 extension DoorConfig {
-  /// Assigns one key of a `[Door]` section (the parser adds file and line).
-  mutating func assign(_ key: String, _ value: String) throws(ConfigProblem) {
-    let empty = value.isEmpty
-    let defaults = DoorConfig(name: name)
-    func line() throws(ConfigProblem) -> GPIOLineSpec? {
-      if empty { return nil }
-      guard let spec = GPIOLineSpec.parse(value) else {
-        throw ConfigProblem(
-          "\(key)=\(value) is not CHIP:LINE (e.g. /dev/gpiochip0:17 or cp2112_gpio:3 or gpiochip0:GPIO17)"
-        )
+  /// A `[Door NAME]` section as the parser reads it: `Relay=` as read so far, and the
+  /// other keys' values, each checked as it is read and set when the door is built.
+  /// `build()` makes the door once `Relay=` is set: a `DoorConfig` always has its relay.
+  struct Builder {
+    let name: String
+    /// The lock's line; nil until `Relay=` is read.
+    private(set) var relay: GPIOLineSpec?
+    /// The other keys, in reading order (a later one of a key replaces the earlier).
+    private var settings: [(inout DoorConfig) -> Void] = []
+
+    init(name: String) { self.name = name }
+
+    /// Reads one key of the section (the parser adds file and line).
+    mutating func assign(_ key: String, _ value: String) throws(ConfigProblem) {
+      if key == "Relay" {
+        relay = try DoorConfig.line(key, value)
+      } else {
+        settings.append(try DoorConfig.setting(key, value, door: name))
       }
-      return spec
     }
+
+    /// The door; nil while `Relay=` is not set.
+    func build() -> DoorConfig? {
+      guard let relay else { return nil }
+      var door = DoorConfig(name: name, relay: relay)
+      for setting in settings { setting(&door) }
+      return door
+    }
+  }
+
+  /// A GPIO line key's value: nil when empty.
+  private static func line(_ key: String, _ value: String) throws(ConfigProblem) -> GPIOLineSpec? {
+    if value.isEmpty { return nil }
+    guard let spec = GPIOLineSpec.parse(value) else {
+      throw ConfigProblem(
+        "\(key)=\(value) is not CHIP:LINE (e.g. /dev/gpiochip0:17 or cp2112_gpio:3 or gpiochip0:GPIO17)"
+      )
+    }
+    return spec
+  }
+
+  /// What one key of `[Door door]` other than `Relay=` sets, its value checked now.
+  private static func setting(_ key: String, _ value: String, door name: String)
+    throws(ConfigProblem) -> (inout DoorConfig) -> Void
+  {
+    let empty = value.isEmpty
+    func line() throws(ConfigProblem) -> GPIOLineSpec? { try DoorConfig.line(key, value) }
     func seconds(_ range: ClosedRange<Duration>) throws(ConfigProblem) -> Duration {
       let duration = try ConfigValue.duration(key, value, allowZero: range.lowerBound == .zero)
       guard range.contains(duration) else {
@@ -146,34 +187,38 @@ extension DoorConfig {
       }
       return duration
     }
+    func boolean() throws(ConfigProblem) -> Bool {
+      empty ? false : try ConfigValue.boolean(key, value)
+    }
+    func set<Value>(_ field: WritableKeyPath<DoorConfig, Value>, _ newValue: Value)
+      -> (inout DoorConfig) -> Void
+    { { $0[keyPath: field] = newValue } }
     switch key {
     case "Keypads":
-      keypads = []
+      var keypads: [String] = []
       for word in ConfigValue.words(value) where !keypads.contains(word) { keypads.append(word) }
-    case "Relay": relay = try line()
-    case "RelayActiveLow": relayActiveLow = empty ? false : try ConfigValue.boolean(key, value)
-    case "OpenSec": open = empty ? defaults.open : try seconds(Self.openRange)
+      return set(\.keypads, keypads)
+    case "RelayActiveLow": return set(\.relayActiveLow, try boolean())
+    case "OpenSec": return set(\.open, empty ? defaultOpen : try seconds(openRange))
     case "FailMode":
-      failMode = empty ? .secure : try ConfigValue.choice(key, value, as: DoorFailMode.self)
-    case "Contact": contact = try line()
-    case "ContactActiveLow":
-      contactActiveLow = empty ? false : try ConfigValue.boolean(key, value)
-    case "HeldOpenSec": heldOpen = empty ? defaults.heldOpen : try seconds(Self.heldOpenRange)
-    case "ExitButton": exitButton = try line()
-    case "ExitButtonActiveLow":
-      exitButtonActiveLow = empty ? false : try ConfigValue.boolean(key, value)
+      return set(
+        \.failMode, empty ? .secure : try ConfigValue.choice(key, value, as: DoorFailMode.self))
+    case "Contact": return set(\.contact, try line())
+    case "ContactActiveLow": return set(\.contactActiveLow, try boolean())
+    case "HeldOpenSec":
+      return set(\.heldOpen, empty ? defaultHeldOpen : try seconds(heldOpenRange))
+    case "ExitButton": return set(\.exitButton, try line())
+    case "ExitButtonActiveLow": return set(\.exitButtonActiveLow, try boolean())
     case "DebounceSec":
-      debounce = empty ? defaults.debounce : try seconds(.zero...Self.debounceMax)
-    case "Buzzer": buzzer = try line()
-    case "BuzzerActiveLow": buzzerActiveLow = empty ? false : try ConfigValue.boolean(key, value)
-    case "LedGranted": ledGranted = try line()
-    case "LedGrantedActiveLow":
-      ledGrantedActiveLow = empty ? false : try ConfigValue.boolean(key, value)
-    case "LedDenied": ledDenied = try line()
-    case "LedDeniedActiveLow":
-      ledDeniedActiveLow = empty ? false : try ConfigValue.boolean(key, value)
+      return set(\.debounce, empty ? defaultDebounce : try seconds(.zero...debounceMax))
+    case "Buzzer": return set(\.buzzer, try line())
+    case "BuzzerActiveLow": return set(\.buzzerActiveLow, try boolean())
+    case "LedGranted": return set(\.ledGranted, try line())
+    case "LedGrantedActiveLow": return set(\.ledGrantedActiveLow, try boolean())
+    case "LedDenied": return set(\.ledDenied, try line())
+    case "LedDeniedActiveLow": return set(\.ledDeniedActiveLow, try boolean())
     default:
-      if let match = Self.keys.first(where: { $0.lowercased() == key.lowercased() }) {
+      if let match = keys.first(where: { $0.lowercased() == key.lowercased() }) {
         throw ConfigProblem("unknown key \(key) in [Door \(name)] (did you mean \(match)?)")
       }
       throw ConfigProblem("unknown key \(key) in [Door \(name)]")
@@ -182,8 +227,7 @@ extension DoorConfig {
 
   /// The lines of this door with the key that names each.
   public var lines: [(key: String, spec: GPIOLineSpec)] {
-    var out: [(String, GPIOLineSpec)] = []
-    if let relay { out.append(("Relay", relay)) }
+    var out: [(String, GPIOLineSpec)] = [("Relay", relay)]
     if let contact { out.append(("Contact", contact)) }
     if let exitButton { out.append(("ExitButton", exitButton)) }
     if let buzzer { out.append(("Buzzer", buzzer)) }
@@ -197,7 +241,7 @@ extension DoorConfig {
     func boolean(_ value: Bool) -> String { value ? "yes" : "no" }
     return [
       ("Keypads", keypads.joined(separator: " ")),
-      ("Relay", relay?.description ?? ""),
+      ("Relay", relay.description),
       ("RelayActiveLow", boolean(relayActiveLow)),
       ("OpenSec", open.secondsText),
       ("FailMode", failMode.rawValue),

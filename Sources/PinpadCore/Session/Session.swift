@@ -8,6 +8,11 @@
 /// on the entry time, which an input's stamps may push ahead (a fast replay stamps keys
 /// with their recorded offsets) and which then keeps running from there. `nextWakeup`
 /// is on the monotonic clock.
+///
+/// Its parts are in files of their own: `Session+Cards.swift` (card readers),
+/// `Session+Attempts.swift` (codes and verdicts), `Session+Lockouts.swift` (the lockout
+/// file). What they share with this file (the clock, `feed`, `log`, the setters) is
+/// internal for them: nothing else in the module touches a Session's parts.
 public struct Session {
   /// Fixed for the life of the process.
   public struct Settings: Sendable {
@@ -34,11 +39,11 @@ public struct Session {
   private let settings: Settings
   public private(set) var config: Configuration
   /// Every keypad that has had an event: its entry machine, card slot and section.
-  public private(set) var keypads = KeypadTable()
-  public private(set) var attempts: AttemptBook
-  public private(set) var presenter = ScreenPresenter()
+  public internal(set) var keypads = KeypadTable()
+  public internal(set) var attempts: AttemptBook
+  public internal(set) var presenter = ScreenPresenter()
   /// The keypad whose entry the screen shows: the last one used.
-  public private(set) var activeKeypad: String? = nil
+  public internal(set) var activeKeypad: String? = nil
   private var padPress = PadPress()
   private var lastModel: ScreenModel? = nil
   /// False when no display draws (`--display none`): no `ScreenModel` is built and no
@@ -50,13 +55,13 @@ public struct Session {
   /// `feed`'s buffer for an entry machine's actions, kept between keys.
   private var spareActions: [EntryAction] = []
   /// The lockout states and when the file is written.
-  public private(set) var lockouts: LockoutSaving
+  public internal(set) var lockouts: LockoutSaving
   /// The entry time, and how far it runs ahead of the monotonic clock.
-  private var clock = EntryClock()
+  var clock = EntryClock()
   /// `[Socket]`'s DeliveryTimeoutSec and VerdictTimeoutSec in nanoseconds, added to the
   /// clock for every code (taken once: [Socket] is not reloaded).
-  private let deliveryTimeout: Int64
-  private let verdictTimeout: Int64
+  let deliveryTimeout: Int64
+  let verdictTimeout: Int64
   private var random: any RandomNumberGenerator
 
   public init(
@@ -88,7 +93,7 @@ public struct Session {
   /// Where keypad `name` is in `keypads`, made (with a fresh entry machine, and the
   /// state saved for it) on its first event: an index is held only across calls that
   /// make none (everything below a keypad's own event).
-  private mutating func index(_ name: String) -> Int {
+  mutating func index(_ name: String) -> Int {
     if let index = keypads.find(name) { return index }
     return keypads.insert(
       Keypad(
@@ -196,12 +201,12 @@ public struct Session {
 
   /// Appends a log line at `level` when that level is logged (`Settings.logLevel`):
   /// the line is built only then.
-  private func log(_ level: LogLevel, _ line: @autoclosure () -> String, _ out: inout [Effect]) {
+  func log(_ level: LogLevel, _ line: @autoclosure () -> String, _ out: inout [Effect]) {
     if level >= settings.logLevel { out.append(.log(level, line())) }
   }
 
   /// A STATUS= line for the service manager, built only when one takes it.
-  private func status(_ text: @autoclosure () -> String, _ out: inout [Effect]) {
+  func status(_ text: @autoclosure () -> String, _ out: inout [Effect]) {
     if reportsStatus { out.append(.notify("STATUS=" + text())) }
   }
 
@@ -228,89 +233,6 @@ public struct Session {
     feed(.key(code, value: value), keypad: k, at: at, now: now, &out)
   }
 
-  // MARK: Cards (pinpadd(8), CARD READERS)
-
-  /// The card mode of a keypad (`off` for one without a section).
-  public func cardMode(_ keypad: String) -> CardMode {
-    keypads[keypad]?.cardMode ?? config.keypads.first { $0.name == keypad }?.cardMode ?? .off
-  }
-
-  /// A keypad digit that needs a card first: in `card` mode, or `card+pin` with no card
-  /// held, on an idle entry (a locked or busy keypad says so itself).
-  private mutating func needsCard(_ k: Int, at: Instant, now: Instant, _ out: inout [Effect])
-    -> Bool
-  {
-    let mode = keypads[k].cardMode
-    guard mode == .card || (mode == .cardPin && keypads[k].card?.held == nil) else {
-      return false
-    }
-    feed(.tick, keypad: k, at: at, now: now, &out)
-    return keypads[k].machine.phase == .idle
-  }
-
-  private mutating func cardKey(
-    _ keypad: String, _ code: KeyCode, value: Int32, stamp: Instant, now: Instant,
-    _ out: inout [Effect]
-  ) {
-    let at = clock.advance(to: stamp, monotonic: now)
-    let mode = cardMode(keypad)
-    guard mode != .off else { return }
-    let k = index(keypad)
-    let card: SecretDigits
-    switch keypads[k].readCard(code, value: value, now: at) {
-    case .none:
-      return
-    case .rejected:
-      activate(keypad)
-      log(.info, "keypad \(keypad): card rejected (not a card number)", &out)
-      presenter.showFeedback(.cardRejected, now: at)
-      return
-    case .card(let read):
-      card = read
-    }
-    activate(keypad)
-    feed(.tick, keypad: k, at: at, now: now, &out)
-    switch keypads[k].machine.phase {
-    case .locked, .checking:
-      // Refused like a digit: the machine gives its feedback (locked, busy), no submit.
-      card.wipe()
-      log(.info, "keypad \(keypad): card refused, the keypad is locked or busy", &out)
-      feed(.cardSubmitted, keypad: k, at: at, now: now, &out)
-      return
-    case .idle, .entering:
-      break
-    }
-    let replaced = keypads[k].hold(card, now: at)
-    let cardRead = OutgoingMessage.entry(keypad: keypad, event: .cardRead, length: 0)
-    if mode == .cardPin {
-      log(
-        .info, "keypad \(keypad): card \(replaced ? "replaced" : "read"), waiting for the PIN", &out
-      )
-      feed(.clear, keypad: k, at: at, now: now, &out)
-      out.append(.broadcast(cardRead))
-    } else {
-      out.append(.broadcast(cardRead))
-      feed(.cardSubmitted, keypad: k, at: at, now: now, &out)
-    }
-  }
-
-  /// A card reader of `keypad` went away: the number it was typing and the card held for
-  /// a PIN are wiped (with any PIN typed for that card), so a card never outlives its
-  /// reader; a reader plugged back in starts afresh.
-  private mutating func cardReaderRemoved(_ keypad: String, now: Instant, _ out: inout [Effect]) {
-    guard let k = keypads.index(of: keypad), keypads[k].wipeCard() else { return }
-    log(.info, "keypad \(keypad): card reader removed, the held card is wiped", &out)
-    feed(.clear, keypad: k, at: clock.time(at: now), now: now, &out)
-  }
-
-  /// The screen turns to `keypad`: a shown verdict gives way.
-  private mutating func activate(_ keypad: String) {
-    if activeKeypad != keypad || presenter.hasResult {
-      activeKeypad = keypad
-      presenter.keyPressed()
-    }
-  }
-
   /// A touch or click on the on-screen keypad: the key under it shows pressed, and a
   /// release on the key it went down on types that key into the keypad's entry (the
   /// screen's keypad unless a `[Keypad]` section claimed the pointer).
@@ -330,14 +252,14 @@ public struct Session {
   }
 
   /// `input` into the entry machine of keypad `name`, made on its first event.
-  private mutating func feed(
+  mutating func feed(
     _ input: EntryInput, keypad name: String, at: Instant, now: Instant, _ out: inout [Effect]
   ) {
     feed(input, keypad: index(name), at: at, now: now, &out)
   }
 
   /// `input` into the entry machine of `keypads[k]`.
-  private mutating func feed(
+  mutating func feed(
     _ input: EntryInput, keypad k: Int, at: Instant, now: Instant, _ out: inout [Effect]
   ) {
     // The spare buffer, given back emptied: a key allocates no array (a nested feed,
@@ -391,77 +313,6 @@ public struct Session {
     }
   }
 
-  // MARK: Codes and verdicts (docs/protocol.md, "Socket: delivery")
-
-  /// Every code still held goes to the clients (each once until the shell answers).
-  private mutating func offerWaitingCodes(_ out: inout [Effect]) {
-    attempts.offerWaiting { id, keypad, digits, card in
-      out.append(.sendCode(id: id, keypad: keypad, digits: digits, card: card))
-    }
-  }
-
-  private mutating func codeSent(
-    id: String, clients: Int, connected: Int, now: Instant, _ out: inout [Effect]
-  ) {
-    if connected > 0 { log(.debug, "attempt \(id): sent to \(clients) client(s)", &out) }
-    let outcome = attempts.offerAnswered(
-      id: id, clients: clients, connected: connected,
-      verdictDeadline: now.adding(nanoseconds: verdictTimeout))
-    if outcome == .firstWithoutClient {
-      log(
-        .warning,
-        "attempt \(id): no controller connected, waiting up to \(Double(deliveryTimeout) / 1e9) s",
-        &out)
-    }
-  }
-
-  private mutating func verdict(
-    id: String, granted: Bool, message: String?, duress: Bool, reason: String?, client: Int,
-    now: Instant, _ out: inout [Effect]
-  ) {
-    let at = clock.time(at: now)
-    switch attempts.decide(id: id) {
-    case .accepted(let keypad):
-      let result: VerdictResult = granted ? .granted : .denied
-      log(
-        .info,
-        "attempt \(id) on keypad \(keypad): \(result.rawValue)\(reason.map { " (\($0))" } ?? "") by client \(client)",
-        &out)
-      out.append(.broadcast(.verdict(id: id, result: result, reason: reason)))
-      if duress {
-        // After the verdict, so a client sees the attempt decided first; the screen and
-        // the entry events stay those of an ordinary verdict.
-        log(.warning, "attempt \(id) on keypad \(keypad): duress alarm", &out)
-        out.append(.broadcast(.alarm(reason: "duress", keypad: keypad, id: id)))
-      }
-      out.append(.dropUnreadCode(id: id))
-      if granted { out.append(.attemptGranted(id: id, keypad: keypad)) }
-      feed(.verdict(granted ? .granted : .denied), keypad: keypad, at: at, now: now, &out)
-      activeKeypad = keypad
-      if granted {
-        presenter.showResult(.granted(message: message), now: at)
-      } else if case .locked = machine(keypad)?.phase {
-        presenter.keyPressed()  // the lockout countdown says it all
-      } else {
-        presenter.showResult(
-          .denied(message: message, attemptsLeft: machine(keypad)?.attemptsLeft), now: at)
-      }
-      saveLockouts(now: now, &out)
-      status("Waiting for keys", &out)
-    case .alreadyDecided:
-      out.append(.reply(client: client, .error("attempt \(id) was already decided")))
-    case .timedOut:
-      out.append(
-        .reply(
-          client: client,
-          .error(
-            "attempt \(id) timed out: no verdict within \(config.socket.verdictTimeout.secondsText) s"
-          )))
-    case .unknown, .notDelivered:
-      out.append(.reply(client: client, .error("unknown attempt id")))
-    }
-  }
-
   /// Timeouts of the entries, of the attempts, of the screen; a lockout save retried.
   private mutating func tick(now: Instant, _ out: inout [Effect]) {
     let at = clock.time(at: now)
@@ -497,34 +348,6 @@ public struct Session {
     }
     _ = presenter.expire(now: at)
     if lockouts.retryDue(now: now) { saveLockouts(now: now, &out) }
-  }
-
-  // MARK: Lockouts
-
-  /// Brings the saved states up to date and asks for a write when the file would change
-  /// (or the last write failed).
-  private mutating func saveLockouts(now: Instant, _ out: inout [Effect]) {
-    let at = clock.time(at: now)
-    // By index: a keypad is not copied to be read.
-    for k in keypads.indices {
-      lockouts.record(keypads[k].machine.lockoutState, for: keypads[k].name)
-    }
-    if let states = lockouts.save(at: at) { out.append(.persistLockouts(states, now: at)) }
-  }
-
-  private mutating func lockoutsSaved(failure: String?, now: Instant, _ out: inout [Effect]) {
-    switch lockouts.saved(failure: failure, now: now) {
-    case .saved: break
-    case .savedAgain: log(.info, "lockout state saved again", &out)
-    case .failed(let reason, let first):
-      // Logged once per streak of failures, retried until it works; `status` says so.
-      if first {
-        log(
-          .error,
-          "cannot save lockout state: \(reason); retrying every \(Int(LockoutSaving.retryInterval.seconds)) s",
-          &out)
-      }
-    }
   }
 
   // MARK: Reload, status, screen

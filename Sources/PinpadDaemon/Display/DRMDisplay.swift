@@ -31,8 +31,8 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
   public private(set) var rotation: ScreenRotation = .none
   private let config: DisplayConfig
   private let font: ScreenFont?
-  /// What is driven now; nil while nothing is (no connector yet, or it was unplugged).
-  private var output: Output?
+  /// What is driven now, and whether the driver refused a flip.
+  private var state = State.waiting(flipRefused: false)
   /// What the CRTC first driven showed before, and the connector, put back at exit.
   private var saved: (crtc: DRMSavedCrtc, connector: UInt32)?
   private var buffers: [DRMBuffer] = []
@@ -44,7 +44,34 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
   private let loop: EventLoop?
   private let log: Logger?
   private var monitor: UdevMonitor?
-  private var flipFailureLogged = false
+
+  /// Where the display stands with its card. (Where the screen stands, VT switches and
+  /// the close included, is `screen.state`.)
+  ///
+  ///     waiting ──drive──▶ driving ──stopShowing──▶ waiting
+  ///
+  /// `drive`: a connector found (at the start, or plugged in), or another mode of it
+  /// (from either state); `stopShowing`: it was unplugged, or driving it failed.
+  ///
+  /// `flipRefused`, kept from state to state: the driver refused a page flip (logged
+  /// once in the display's life); each frame is still flipped when it can be, and shown
+  /// by a modeset when not.
+  private enum State {
+    /// No connector is driven: none yet, or it was unplugged.
+    case waiting(flipRefused: Bool)
+    /// `output` is driven: frames are drawn and put on screen.
+    case driving(Output, flipRefused: Bool)
+
+    var output: Output? {
+      if case .driving(let output, _) = self { return output }
+      return nil
+    }
+    var flipRefused: Bool {
+      switch self {
+      case .waiting(let refused), .driving(_, let refused): refused
+      }
+    }
+  }
 
   private struct Output {
     var connector: UInt32
@@ -134,12 +161,12 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
   }
 
   /// True while no connector is driven (none yet, or it was unplugged).
-  public var waiting: Bool { output == nil }
+  public var waiting: Bool { state.output == nil }
 
   public var pixelSize: (width: Int, height: Int)? {
-    output == nil ? nil : (screen.width, screen.height)
+    waiting ? nil : (screen.width, screen.height)
   }
-  public var layout: ScreenLayout? { output == nil ? nil : screen.renderer.layout }
+  public var layout: ScreenLayout? { waiting ? nil : screen.renderer.layout }
 
   public func show(_ model: ScreenModel) {
     guard screen.draw(model) else { return }
@@ -149,15 +176,16 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
 
   /// Brings the back buffer up to date and flips to it, unless a flip is on its way.
   private func pump() {
-    guard let output, !screen.isReleased, !screen.isClosed, let (buffer, rects) = flipper.next()
+    guard case .driving(let output, let flipRefused) = state, !screen.isReleased,
+      !screen.isClosed, let (buffer, rects) = flipper.next()
     else { return }
     write(rects, into: buffer)
     do {
       try card.flip(crtc: output.crtc, to: buffers[buffer].framebuffer)
     } catch {
       // A driver that refuses to flip: show the buffer by a modeset instead.
-      if !flipFailureLogged {
-        flipFailureLogged = true
+      if !flipRefused {
+        state = .driving(output, flipRefused: true)
         log?.warning("display: \(error); setting the mode for each frame instead")
       }
       do { try showNow(buffer, rects, on: output) } catch { return }
@@ -254,8 +282,9 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
     } else {
       screen.redraw()
     }
-    if saved == nil, let state = card.crtcState(crtc) { saved = (state, connector.id) }
-    output = Output(connector: connector.id, crtc: crtc, mode: mode)
+    if saved == nil, let before = card.crtcState(crtc) { saved = (before, connector.id) }
+    state = .driving(
+      Output(connector: connector.id, crtc: crtc, mode: mode), flipRefused: state.flipRefused)
     self.connector = connector.summary
     putOnScreen()
     for buffer in replaced { card.free(buffer) }
@@ -266,7 +295,7 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
   /// meanwhile). A flip still on its way is taken as done: the modeset supersedes it, and
   /// on a connector gone it may never complete.
   private func putOnScreen() {
-    guard let output, !screen.isReleased, !screen.isClosed else { return }
+    guard let output = state.output, !screen.isReleased, !screen.isClosed else { return }
     _ = screen.takeDirty()
     flipper.invalidate()
     flipper.flipped()
@@ -306,7 +335,7 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
       log?.warning("display: \(error)")
       return false
     }
-    let shown = output.flatMap { output in
+    let shown = state.output.flatMap { output in
       connector.map {
         DRMHotplug.Shown(
           connector: $0.name,
@@ -340,7 +369,7 @@ public final class DRMDisplay: Display, VirtualTerminalHolder {
 
   /// Nothing is driven: frames are kept, not drawn, until a connector is.
   private func stopShowing() {
-    output = nil
+    state = .waiting(flipRefused: state.flipRefused)
     screen.lostScreen()
   }
 

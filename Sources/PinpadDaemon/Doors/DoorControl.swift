@@ -45,7 +45,7 @@ final class DoorControl {
     self.lines = lines
     for door in config {
       log.info(
-        "door \(door.name): relay \(door.relay!) locked (FailMode=\(door.failMode.rawValue))")
+        "door \(door.name): relay \(door.relay) locked (FailMode=\(door.failMode.rawValue))")
     }
     try lines.start()
   }

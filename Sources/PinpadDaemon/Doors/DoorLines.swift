@@ -85,18 +85,15 @@ final class DoorLines {
     {
       .failure("door \(door.name): cannot get \(key)=\(spec) (\(path) line \(offset)): \(e)")
     }
-    guard let relaySpec = door.relay else {
-      return .failure(.failure("door \(door.name): no Relay="))
-    }
     let relay: GPIOLine
-    switch locate("Relay", relaySpec) {
+    switch locate("Relay", door.relay) {
     case .failure(let error): return .failure(error)
     case .success(let (path, offset)):
       do {
         relay = try GPIOLine.output(
           path: path, offset: offset, activeLow: door.relayActiveLow,
           active: door.failMode.relayActive(unlocked: false), consumer: label)
-      } catch { return .failure(failed("Relay", relaySpec, path, offset, error)) }
+      } catch { return .failure(failed("Relay", door.relay, path, offset, error)) }
     }
     func input(_ key: String, _ spec: GPIOLineSpec?, activeLow: Bool) -> Result<
       GPIOLine?, SystemError

@@ -123,9 +123,6 @@ public final class EventLoop {
 
   private static func slot(of token: UInt64) -> Int { Int(truncatingIfNeeded: token & 0xFFFF_FFFF) }
 
-  /// How many descriptors are watched (for the tests).
-  var watchedCount: Int { tokens.count }
-
   /// True once `stop()` was called (until `run` starts again).
   public private(set) var stopped = false
 

@@ -6,9 +6,8 @@ private let t0 = Instant(nanoseconds: 500 * 1_000_000_000)
 private func at(_ seconds: Double) -> Instant { t0 + .nanoseconds(Int64(seconds * 1e9)) }
 
 private func door(_ edit: (inout DoorConfig) -> Void = { _ in }) -> DoorMachine {
-  var config = DoorConfig(name: "main")
+  var config = DoorConfig(name: "main", relay: GPIOLineSpec.parse("chip:0")!)
   config.keypads = ["front"]
-  config.relay = GPIOLineSpec.parse("chip:0")
   config.contact = GPIOLineSpec.parse("chip:1")
   config.exitButton = GPIOLineSpec.parse("chip:2")
   config.heldOpen = .seconds(10)
@@ -31,7 +30,7 @@ private func words(_ actions: [DoorMachine.Action]) -> [String] {
 
 @Suite struct DoorMachineTests {
   @Test func takingTheLinesDrivesTheRelayLockedBeforeAnythingElse() {
-    var machine = DoorMachine(config: DoorConfig(name: "d"))
+    var machine = DoorMachine(config: DoorConfig(name: "d", relay: GPIOLineSpec.parse("c:0")!))
     #expect(words(machine.granted(id: "x", keypad: "default", now: t0)) == [])
     #expect(!machine.linesHeld, "nothing unlocks before the lines are held")
     #expect(
@@ -119,8 +118,7 @@ private func words(_ actions: [DoorMachine.Action]) -> [String] {
   }
 
   @Test func anExitButtonAlreadyHeldAtStartIsNoPress() {
-    var config = DoorConfig(name: "d")
-    config.relay = GPIOLineSpec.parse("c:0")
+    var config = DoorConfig(name: "d", relay: GPIOLineSpec.parse("c:0")!)
     config.exitButton = GPIOLineSpec.parse("c:1")
     var machine = DoorMachine(config: config)
     _ = machine.linesAcquired(contactActive: nil, exitActive: true, now: t0)
@@ -152,11 +150,9 @@ private func words(_ actions: [DoorMachine.Action]) -> [String] {
 
 @Suite struct DoorsTests {
   private func doors() -> Doors {
-    var a = DoorConfig(name: "front")
-    a.relay = GPIOLineSpec.parse("c:0")
+    var a = DoorConfig(name: "front", relay: GPIOLineSpec.parse("c:0")!)
     a.keypads = ["front"]
-    var b = DoorConfig(name: "all")
-    b.relay = GPIOLineSpec.parse("c:1")
+    let b = DoorConfig(name: "all", relay: GPIOLineSpec.parse("c:1")!)
     var doors = Doors([a, b])
     _ = doors.linesAcquired(door: "front", contactActive: nil, exitActive: nil, now: t0)
     _ = doors.linesAcquired(door: "all", contactActive: nil, exitActive: nil, now: t0)
@@ -230,9 +226,8 @@ private func words(_ actions: [DoorMachine.Action]) -> [String] {
   private func script() -> SessionScript {
     var s = SessionScript { config in
       config.keypads = [KeypadConfig(name: "front"), KeypadConfig(name: "back")]
-      var door = DoorConfig(name: "main")
+      var door = DoorConfig(name: "main", relay: GPIOLineSpec.parse("c:0")!)
       door.keypads = ["front"]
-      door.relay = GPIOLineSpec.parse("c:0")
       config.doors = [door]
     }
     var doors = Doors(s.session.config.doors)

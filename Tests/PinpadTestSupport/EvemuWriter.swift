@@ -1,3 +1,5 @@
+import PinpadCore
+
 /// Writes small `evemu-record` recordings, for tests that replay them through
 /// `--input replay:FILE`.
 public enum EvemuWriter {
