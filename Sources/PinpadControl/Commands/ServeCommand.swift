@@ -135,8 +135,12 @@ enum ServeCommand {
     Controller.warnAboutUntaggedLines(codes, verifier, say: Self.say)
     let directory = ControllerStateDirectory.resolve(options.stateDirectory)
     if options.mqtt {
+      let fleet = FleetController.Options(
+        filter: options.topics ?? FleetController.defaultFilter, configPath: options.configPath,
+        configRequired: options.config != nil, tagKeyPath: options.key ?? besideKey,
+        globalBound: options.globalBound, keepDays: options.keepDays)
       return try FleetController.run(
-        options, codes: codes, verifier: verifier, stateDirectory: directory, signKey: signKey)
+        fleet, codes: codes, verifier: verifier, stateDirectory: directory, signKey: signKey)
     }
     // [Lockout] of the daemon's configuration: the controller's lockout follows it.
     var rules = LockoutConfig()

@@ -30,18 +30,32 @@ final class FleetController {
   /// The verdicts decided in libmosquitto's callback, published after it (`publishPending`).
   private var pending: [(topic: String, payload: String, lines: [LogLine])] = []
 
-  /// Runs the fleet controller of `serve --mqtt` with validated `options`.
+  /// What `serve --mqtt` gives the fleet controller (pinpadctl(1), serve).
+  struct Options {
+    /// `--topics`: the code messages it answers.
+    var filter = FleetController.defaultFilter
+    /// The configuration with `[MQTT]` and `[Lockout]`; `configRequired` when named.
+    var configPath: String
+    var configRequired: Bool
+    /// The codes file's tag key, which a site's replicas carry (`--key`, else the one
+    /// beside the codes file).
+    var tagKeyPath: String
+    var globalBound: ControllerLockout.GlobalBound
+    var keepDays: Int
+  }
+
+  /// Runs the fleet controller of `serve --mqtt`.
   /// With `signKey` (`--sign-key`) it is also the site of doors that decide by themselves
   /// (`SiteService`).
   static func run(
-    _ options: ServeCommand.Options, codes: WatchedCodesFile, verifier: CodeVerifier,
+    _ options: Options, codes: WatchedCodesFile, verifier: CodeVerifier,
     stateDirectory: String, signKey: Ed25519SigningKey? = nil
   ) throws -> Int32 {
-    let filter = options.topics ?? defaultFilter
+    let filter = options.filter
     if let problem = MQTTTopic.problemAsCodeFilter(filter) { throw UsageError(problem) }
     guard
       let (config, settings, password) = MQTTLogin.load(
-        options.configPath, required: options.config != nil)
+        options.configPath, required: options.configRequired)
     else { return ExitCode.config.rawValue }
     let log = Logger(level: .info)
     let controller = try Controller.open(
@@ -53,7 +67,7 @@ final class FleetController {
       do {
         site = try SiteService(
           key: signKey, controller: controller, codesFilter: filter,
-          tagKeyPath: options.key ?? TagKeyFile.besideCodes(codes.path), log: log)
+          tagKeyPath: options.tagKeyPath, log: log)
       } catch {
         log.error("\(error)")
         return ExitCode.unavailable.rawValue
