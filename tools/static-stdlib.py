@@ -77,6 +77,8 @@ def main() -> None:
     source, dest = (os.path.abspath(p) for p in sys.argv[1:])
     if not os.path.isdir(os.path.join(source, "linux")):
         sys.exit(f"static-stdlib: {source}/linux: no such folder (a swift_static folder?)")
+    if dest == source or dest.startswith(source + os.sep) or source.startswith(dest + os.sep):
+        sys.exit(f"static-stdlib: {dest}: must be a folder of its own, beside {source}")
     partial = dest + ".partial"
     shutil.rmtree(partial, ignore_errors=True)
     os.makedirs(os.path.join(partial, "linux"))
