@@ -156,9 +156,10 @@ UNITS := $(notdir $(wildcard systemd/*.service systemd/*.socket))
 
 # Build dependencies, then what the tests use: real Debian console fonts and DejaVu, QEMU with a
 # kernel and busybox for the system tests, evemu and socat as real tools in the guest,
-# Mosquitto (broker, clients) and openssl for the MQTT bridge tests.
+# Mosquitto (broker, clients) and openssl for the MQTT bridge tests. python3 runs
+# tools/static-stdlib.py for the release builds.
 BUILD_DEPS := pkg-config libevdev-dev libudev-dev libcrypt-dev zlib1g-dev libmosquitto-dev libsqlite3-dev libssl-dev \
-              libdrm-dev libfreetype-dev
+              libdrm-dev libfreetype-dev python3
 # Packaging: debhelper builds the .deb, lintian checks it, mmdebstrap makes the clean
 # Debian 12 and 13 roots the package is installed into under QEMU (and the Debian 13
 # build root). arm64: qemu-system-arm boots the arm64 root, qemu-user-static runs its
