@@ -4,7 +4,7 @@ import PinpadCore
 import PinpadProgram
 import PinpadSystem
 
-/// The bridge's shell (`pinpadctl mqtt`, `BridgeService`): one EventLoop over the
+/// The bridge's shell (`pinpadctl mqtt`, `MQTTCommand`): one EventLoop over the
 /// broker's socket (`MQTTSession`), the daemon's (`DaemonConnection`), a signalfd and a
 /// timer; what to publish and send is decided by `BridgeCore`.
 final class Bridge {
