@@ -33,6 +33,23 @@ def matches(rig, name, what, deadline_s=60):
         time.sleep(1.0)
 
 
+def drawn_after(rig, name, idle, deadline_s=60):
+    """Waits until the snapshot pinpadd has drawn a frame after `idle` and drawn no other
+    for 2 s: the digits typed all shown. Under load (a start took 13 s in TCG on a busy
+    CI machine) it may not have drawn any 1 s after they were typed, and the screen
+    then still equals the idle frame."""
+    folder = open(os.path.join(rig.scratch, "snapshots")).read().strip()
+    deadline = time.monotonic() + deadline_s
+    last, since = newest_frame(folder), time.monotonic()
+    while os.path.basename(last) == os.path.basename(idle) or time.monotonic() - since < 2:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{name}: no frame drawn after the digits")
+        time.sleep(0.25)
+        frame = newest_frame(folder)
+        if frame != last:
+            last, since = frame, time.monotonic()
+
+
 def not_drawn(rig, name, what, key):
     """Types `key`; the snapshot pinpadd draws it, the screen must not show it."""
     folder = open(os.path.join(rig.scratch, "snapshots")).read().strip()
@@ -59,7 +76,7 @@ def drive(rig):
         idle = matches(rig, name, "idle")
         for key in digits:
             rig.qmp.send_key(key)
-        time.sleep(1.0)
+        drawn_after(rig, name, idle)
         typed = matches(rig, name, "typed")
         if os.path.basename(typed) == os.path.basename(idle):
             raise RuntimeError(f"{name}: no frame drawn after the digits")
