@@ -105,7 +105,9 @@ final class RunningDaemon {
       // the socket listens. Other runs connect, at once: a timed replay's first keys come
       // 50 ms after the start, and the test's client must be there by then.
       let fastReplay = arguments.contains { $0.hasPrefix("replay-fast:") }
-      let up = E2E.waitUntil(timeout: 10) {
+      // 30 s: a debug build's start is well under a second, but on a CI machine with
+      // every core taken a whole test process was seen to stall for 11 s.
+      let up = E2E.waitUntil(timeout: 30) {
         (fastReplay ? self.isListening() : self.isAnswering()) || !self.process.isRunning
       }
       guard up, process.isRunning else {

@@ -390,7 +390,8 @@ final class TypedDaemon {
     process.standardError = FileHandle(forWritingAtPath: logPath)
     try process.run()
     terminal.closeFollower()
-    guard E2E.waitUntil(timeout: 10, { self.log.contains(" ready") }) else {
+    // 30 s, as RunningDaemon's: a bound on a start that takes well under a second.
+    guard E2E.waitUntil(timeout: 30, { self.log.contains(" ready") }) else {
       throw DaemonFailed(log: log, status: nil)
     }
   }
