@@ -200,7 +200,7 @@ enum HashCommand {
       return nil
     }
     guard typed.bytes.count == again.bytes.count,
-      constantTimeEqual(typed.bytes.baseAddress!, typed.bytes.count, Array(again.bytes))
+      constantTimeEqual(typed.bytes.baseAddress!, typed.bytes.count, again.bytes)
     else {
       ControlMain.printError("pinpadctl hash: the two entries differ")
       return nil

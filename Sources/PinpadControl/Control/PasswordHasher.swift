@@ -54,11 +54,14 @@ final class PasswordHasher {
   }
 }
 
-/// Compares `count` bytes at `a` with `b` without stopping at the first difference.
-func constantTimeEqual(_ a: UnsafePointer<UInt8>, _ count: Int, _ b: [UInt8]) -> Bool {
+/// Compares `count` bytes at `a` with `b` (an array, or a secret's buffer that must not
+/// be copied) without stopping at the first difference.
+func constantTimeEqual<Bytes: RandomAccessCollection<UInt8>>(
+  _ a: UnsafePointer<UInt8>, _ count: Int, _ b: Bytes
+) -> Bool where Bytes.Index == Int {
   var difference = UInt8(truncatingIfNeeded: count ^ b.count)
   if count != b.count { difference |= 1 }
-  for i in 0..<min(count, b.count) { difference |= a[i] ^ b[i] }
+  for i in 0..<min(count, b.count) { difference |= a[i] ^ b[b.startIndex + i] }
   return difference == 0
 }
 

@@ -14,7 +14,7 @@ import PinpadSystem
 final class SecretLineReader {
   static let capacity = LockedLineBuffer.defaultCapacity
   /// The most a person may type for `hash`: the longest card (`CodesLookup.maxCardLength`).
-  static let typedCapacity = 64
+  static let typedCapacity = CodesLookup.maxCardLength
   let fd: FileDescriptor
   private let buffer: LockedLineBuffer
 
